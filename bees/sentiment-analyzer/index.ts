@@ -1,0 +1,34 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { mountBee } from '../../src/execute.js'
+import { analyzeSentiment, SENTIMENT_PROVIDER } from './analyze.js'
+import { SentimentInput, SentimentOutput } from './schemas.js'
+
+const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
+  const { config } = fastify
+  const bee = fastify.registry.register({
+    id: 'sentiment-analyzer',
+    name: 'Sentiment Analyzer',
+    description: 'Classifies the sentiment of English text as positive, negative or neutral with lexicon-based analyzers ' +
+      'that run offline. Honey confidence: the calibrated probability that the label is right (the same as ' +
+      'result.confidence). Honey freshness: always 0, computed at call time.',
+    category: 'utility',
+    colony: 'core',
+    type: 'builtin',
+    ownerId: null,
+    pricing: { type: 'pay-per-use', costPerCall: config.PRICE_SENTIMENT_ANALYZER, currency: config.PRICE_CURRENCY },
+    config: {
+      primaryServices: ['sentiment-analysis', 'text-classification'],
+      executionMode: 'in-process',
+      executionProvider: SENTIMENT_PROVIDER
+    },
+    inputSchema: SentimentInput,
+    outputSchema: SentimentOutput,
+    async execute ({ text }) {
+      const { sentiment, confidence } = analyzeSentiment(text)
+      return { result: { sentiment, confidence }, confidence, freshness: 0 }
+    }
+  })
+  mountBee(fastify, bee, { upstream: false })
+}
+
+export default sentimentAnalyzer

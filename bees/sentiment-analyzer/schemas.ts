@@ -1,0 +1,17 @@
+import { Type } from 'typebox'
+import { StringEnum } from '../../src/schemas.js'
+import { SENTIMENT_MAX_CHARS } from './analyze.js'
+
+export const SentimentInput = Type.Object({
+  text: Type.String({
+    minLength: 1,
+    maxLength: SENTIMENT_MAX_CHARS,
+    pattern: '\\S',
+    description: `Text to classify, 1 to ${SENTIMENT_MAX_CHARS} characters, not only white space.`
+  })
+}, { description: 'Text to classify.' })
+
+export const SentimentOutput = Type.Object({
+  sentiment: StringEnum(['positive', 'negative', 'neutral'], { description: 'Overall polarity of the text.' }),
+  confidence: Type.Number({ minimum: 0, maximum: 1, description: 'Calibrated probability that the label is right.' })
+}, { description: 'The sentiment of the text.' })

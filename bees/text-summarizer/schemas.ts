@@ -1,0 +1,21 @@
+import { Type } from 'typebox'
+import { DEFAULT_MAX_WORDS, SUMMARY_MAX_CHARS } from './summarize.js'
+
+export const SummaryInput = Type.Object({
+  text: Type.String({
+    minLength: 1,
+    maxLength: SUMMARY_MAX_CHARS,
+    pattern: '\\S',
+    description: `Text to summarize, 1 to ${SUMMARY_MAX_CHARS} characters, not only white space.`
+  }),
+  maxLength: Type.Optional(Type.Integer({
+    minimum: 1,
+    default: DEFAULT_MAX_WORDS,
+    description: `Most words the summary may have (default ${DEFAULT_MAX_WORDS}).`
+  }))
+}, { description: 'Text to summarize and the word budget.' })
+
+export const SummaryOutput = Type.Object({
+  summary: Type.String({ description: 'Sentences copied verbatim from the text, in their original order, within maxLength words.' }),
+  keyPoints: Type.Array(Type.String(), { description: 'The most central sentences of the text, most central first.' })
+}, { description: 'An extractive summary.' })

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { ApiError } from '../src/errors.js'
+import { ErrorBody } from '../src/schemas.js'
+
+const Status = Type.Object({ status: Type.String({ description: 'ok when alive, ready when serving.' }) })
+
+/** Liveness for the orchestrator's restart decision; readiness for the load balancer's routing. */
+const health: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/health', {
+    schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', response: { 200: Status } },
+    logLevel: 'warn'
+  }, async () => ({ status: 'ok' }))
+
+  fastify.get('/ready', {
+    schema: {
+      tags: ['operations'],
+      operationId: 'ready',
+      summary: 'Readiness: the ledger database answers',
+      response: { 200: Status, 503: { ...ErrorBody, description: 'The ledger database does not answer.' } }
+    },
+    logLevel: 'warn'
+  }, async (request) => {
+    try {
+      await fastify.ledger.ping()
+    } catch (error) {
+      request.log.error({ err: error }, 'ledger ping failed')
+      throw new ApiError(503, 'NOT_READY', 'The ledger database does not answer; try another instance.')
+    }
+    return { status: 'ready' }
+  })
+}
+
+export default health

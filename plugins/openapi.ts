@@ -1,0 +1,47 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import fp from 'fastify-plugin'
+import { WALLET_HEADER_NAME } from '../src/schemas.js'
+
+/**
+ * The OpenAPI 3.0.3 document is generated from the route schemas, so it cannot drift from what the
+ * service validates. It is served at /openapi/openapi.json; Swagger UI at /docs.
+ */
+export default fp(async (fastify) => {
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Apiary',
+        version: '1.0.0',
+        description: 'A registry of Bees: capabilities with declared JSON input and output schemas. ' +
+          'Discover them with GET /api/bees and execute them with POST /api/bees/{id}/execute; every result comes ' +
+          `back in a Honey envelope. Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`
+      },
+      tags: [
+        { name: 'discovery', description: 'Find Bees and read their schemas.' },
+        { name: 'execute', description: 'Run a Bee and receive Honey.' },
+        { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
+        { name: 'operations', description: 'Liveness and readiness.' }
+      ],
+      components: {
+        securitySchemes: {
+          walletToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: WALLET_HEADER_NAME,
+            description: 'Token of a funded wallet; pay-per-use Bees charge it per call.'
+          },
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The operator\'s ADMIN_TOKEN.'
+          }
+        }
+      }
+    }
+  })
+  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+
+  fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => fastify.swagger())
+}, { name: 'openapi' })

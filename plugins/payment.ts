@@ -1,0 +1,71 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { ApiError } from '../src/errors.js'
+import { hashSecret } from '../src/ledger/secrets.js'
+import { fromMicros } from '../src/money.js'
+import type { RegisteredBee } from '../src/registry.js'
+import { beeOf } from './registry.js'
+import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/schemas.js'
+
+/** A debit taken before the Bee runs; the pipeline refunds it if the Bee then fails. */
+export interface Charge {
+  id: number
+  walletId: string
+  balanceMicros: number
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** preHandler for execute routes of pay-per-use Bees: debits the caller's wallet or answers 402. */
+    chargeForCall (request: FastifyRequest, reply: FastifyReply): Promise<void>
+  }
+  interface FastifyRequest {
+    charge: Charge | null
+  }
+}
+
+function paymentRequired (bee: RegisteredBee, code: string, message: string): ApiError {
+  return new ApiError(402, code, message, {
+    transactionDetails: {
+      beeId: bee.record.id,
+      cost: bee.record.pricing.costPerCall,
+      currency: bee.record.pricing.currency,
+      requiredHeader: WALLET_HEADER_NAME
+    }
+  })
+}
+
+export default fp(async (fastify) => {
+  fastify.decorateRequest('charge', null)
+
+  fastify.decorate('chargeForCall', async function chargeForCall (request: FastifyRequest) {
+    const bee = beeOf(request)
+    if (bee === null || !bee.paid) return
+    const { id, pricing } = bee.record
+    const token = request.headers[WALLET_HEADER]
+    if (typeof token !== 'string' || token.length === 0) {
+      throw paymentRequired(bee, 'WALLET_TOKEN_MISSING',
+        `${id} costs ${pricing.costPerCall} ${pricing.currency} a call: send a funded wallet token in ${WALLET_HEADER_NAME}.`)
+    }
+    const outcome = await fastify.ledger.charge({
+      tokenHash: hashSecret(token),
+      micros: bee.priceMicros,
+      currency: pricing.currency,
+      beeId: id,
+      requestId: request.id
+    })
+    if (outcome.ok) {
+      request.charge = { id: outcome.chargeId, walletId: outcome.walletId, balanceMicros: outcome.balanceMicros }
+      return
+    }
+    switch (outcome.reason) {
+      case 'WALLET_NOT_FOUND':
+        throw paymentRequired(bee, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
+      case 'CURRENCY_MISMATCH':
+        throw paymentRequired(bee, 'CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`)
+      case 'INSUFFICIENT_FUNDS':
+        throw paymentRequired(bee, 'INSUFFICIENT_FUNDS',
+          `${id} costs ${pricing.costPerCall} ${pricing.currency}; the wallet holds ${fromMicros(outcome.balanceMicros)} ${outcome.currency}. Top it up and retry.`)
+    }
+  })
+}, { name: 'payment', dependencies: ['ledger', 'registry'] })

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import builtInBees from '../bees/index.js'
+import adminAuth from '../plugins/admin-auth.js'
+import configPlugin from '../plugins/config.js'
+import errors from '../plugins/errors.js'
+import health from '../plugins/health.js'
+import ledger from '../plugins/ledger.js'
+import openapi from '../plugins/openapi.js'
+import payment from '../plugins/payment.js'
+import registry from '../plugins/registry.js'
+import requestId from '../plugins/request-id.js'
+import validation from '../plugins/validation.js'
+import type { Config } from './config.js'
+import beeRoutes from './routes/bees.js'
+import walletHolderRoutes from './routes/wallet.js'
+import walletAdminRoutes from './routes/wallets.js'
+
+export interface AppOptions {
+  config: Config
+}
+
+/** Server options that must be set when the Fastify instance is created (they cannot come from a plugin). */
+export function serverOptions (config: Config): FastifyServerOptions {
+  return {
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // A gateway sits in front: trust it for the client address in logs.
+    trustProxy: true,
+    return503OnClosing: true
+  }
+}
+
+/** The application, as one plugin: infrastructure, then shared decorators, then Bees and routes. */
+export default async function app (fastify: FastifyInstance, { config }: AppOptions) {
+  await fastify.register(configPlugin, { config })
+  await fastify.register(validation)
+  await fastify.register(errors)
+  await fastify.register(requestId)
+  await fastify.register(openapi)
+
+  await fastify.register(ledger)
+  await fastify.register(registry)
+  await fastify.register(payment)
+  await fastify.register(adminAuth)
+
+  await fastify.register(health)
+  await fastify.register(builtInBees, { prefix: '/api' })
+  await fastify.register(beeRoutes, { prefix: '/api' })
+  await fastify.register(walletAdminRoutes, { prefix: '/api' })
+  await fastify.register(walletHolderRoutes, { prefix: '/api' })
+}

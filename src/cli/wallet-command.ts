@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util'
+import { openStore } from '../ledger/open-store.js'
+import { issueWallet } from '../ledger/wallets.js'
+import { toMicros } from '../money.js'
+import { MAX_AMOUNT } from '../schemas.js'
+
+export const USAGE = `Usage:
+  npm run wallet -- create [--balance 5] [--currency USD] [--label "my agent"]
+  npm run wallet -- deposit <wallet-id> --amount 5
+  npm run wallet -- show <wallet-id>
+
+Works on the ledger at DATABASE_URL (default ./data/apiary.db), with no admin token:
+whoever can open the database file already holds the money.`
+
+export interface CommandEnv {
+  databaseUrl: string
+  defaultCurrency: string
+  print (line: string): void
+}
+
+function amountOf (raw: string | undefined, name: string): number {
+  const value = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw)
+  const micros = Number.isFinite(value) && value >= 0 && value <= MAX_AMOUNT ? toMicros(value) : null
+  if (micros === null) throw new Error(`--${name} must be a number from 0 to ${MAX_AMOUNT} with at most 6 decimal places`)
+  return micros
+}
+
+/** The wallet CLI as a function, so tests run it in-process. Returns the exit code. */
+export async function walletCommand (argv: string[], env: CommandEnv): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      balance: { type: 'string' },
+      amount: { type: 'string' },
+      currency: { type: 'string' },
+      label: { type: 'string' }
+    }
+  })
+  const [command, walletId] = positionals
+  const ledger = openStore(env.databaseUrl)
+  try {
+    if (command === 'create') {
+      const currency = values.currency ?? env.defaultCurrency
+      if (!/^[A-Z]{3}$/.test(currency)) throw new Error('--currency must be an ISO 4217 code such as USD')
+      const wallet = await issueWallet(ledger, {
+        micros: values.balance === undefined ? 0 : amountOf(values.balance, 'balance'),
+        currency,
+        label: values.label ?? null
+      })
+      env.print(JSON.stringify(wallet, null, 2))
+      env.print(`\nexport APIARY_WALLET_TOKEN=${wallet.token}   # shown once; keep it secret`)
+      return 0
+    }
+    if (command === 'deposit' && walletId !== undefined) {
+      const micros = amountOf(values.amount, 'amount')
+      if (micros === 0) throw new Error('--amount must be above 0')
+      const wallet = await ledger.deposit(walletId, micros, null)
+      if (wallet === null) throw new Error(`no wallet has the id ${walletId}`)
+      env.print(JSON.stringify(wallet, null, 2))
+      return 0
+    }
+    if (command === 'show' && walletId !== undefined) {
+      const wallet = await ledger.getWallet(walletId)
+      if (wallet === null) throw new Error(`no wallet has the id ${walletId}`)
+      env.print(JSON.stringify({ ...wallet, recent: await ledger.journal(walletId, 20) }, null, 2))
+      return 0
+    }
+    env.print(USAGE)
+    return 2
+  } finally {
+    await ledger.close()
+  }
+}

@@ -1,0 +1,55 @@
+import envSchema from 'env-schema'
+import { Type, type Static } from 'typebox'
+import { StringEnum } from './schemas.js'
+
+const Price = (bee: string, fallback: number) => Type.Number({
+  exclusiveMinimum: 0,
+  default: fallback,
+  description: `Price of one ${bee} call, in PRICE_CURRENCY (decimal, at most 6 places).`
+})
+
+/** Every setting the service reads from the environment, validated once at start. */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port to listen on.' }),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Interface to bind.' }),
+  DATABASE_URL: Type.String({
+    minLength: 1,
+    default: './data/apiary.db',
+    description: 'Ledger location: a file path, sqlite:PATH, or :memory:.'
+  }),
+  ADMIN_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Bearer token for the admin API; the admin API is disabled when unset.'
+  })),
+  LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level.' }),
+  BODY_LIMIT_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 2 * 1024 * 1024,
+    description: 'Largest request body accepted; larger bodies get 413.'
+  }),
+  OPEN_METEO_URL: Type.String({
+    pattern: '^https?://[^\\s]+$',
+    default: 'https://api.open-meteo.com',
+    description: 'Base URL of the Open-Meteo forecast API.'
+  }),
+  OPEN_METEO_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Open-Meteo customer API key, sent as apikey.' })),
+  WEATHER_CACHE_SECONDS: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description: 'How long one location\'s observation is reused; 0 disables the cache.'
+  }),
+  WEATHER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'Upstream time limit for one weather lookup.' }),
+  PRICE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency of Bee prices and new wallets.' }),
+  PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
+  PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002)
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+/**
+ * Reads and validates the configuration. A bad value throws an error that names the variable,
+ * so start-up stops before anything listens.
+ */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  return envSchema<Config>({ schema: ConfigSchema, data: env, env: false, dotenv: false })
+}

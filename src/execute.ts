@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { beeOf } from '../plugins/registry.js'
+import { ApiError } from './errors.js'
+import { fromMicros } from './money.js'
+import type { RegisteredBee } from './registry.js'
+import { ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from './schemas.js'
+import type { TSchema } from 'typebox'
+
+export const COST_HEADER = 'x-registry-cost'
+export const BALANCE_HEADER = 'x-registry-balance'
+
+const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
+
+/**
+ * The execution pipeline after validation and payment: run the Bee, check its output against its
+ * outputSchema, wrap it in Honey. Any failure after the debit refunds the charge.
+ */
+export async function runBee (request: FastifyRequest, reply: FastifyReply) {
+  const bee = beeOf(request) as RegisteredBee
+  const charge = request.charge
+  try {
+    const outcome = await bee.definition.execute(request.body, { log: request.log, requestId: request.id })
+    if (!bee.validateOutput(outcome.result)) {
+      request.log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
+      throw new ApiError(500, 'BEE_OUTPUT_INVALID', `${bee.record.id} produced an answer that breaks its own outputSchema. You were not charged.`)
+    }
+    if (charge !== null) {
+      reply.header(COST_HEADER, bee.record.pricing.costPerCall)
+      reply.header(BALANCE_HEADER, fromMicros(charge.balanceMicros))
+    }
+    return {
+      beeId: bee.record.id,
+      timestamp: new Date().toISOString(),
+      result: outcome.result,
+      confidence: clamp01(outcome.confidence),
+      freshness: Math.max(0, outcome.freshness)
+    }
+  } catch (error) {
+    if (charge !== null) await refund(request, charge.id)
+    throw error
+  }
+}
+
+async function refund (request: FastifyRequest, chargeId: number): Promise<void> {
+  try {
+    await request.server.ledger.refund(chargeId, request.id)
+  } catch (error) {
+    // The charge stays in the journal with no refund row, so it can be found and settled by hand.
+    request.log.error({ err: error, chargeId }, 'refund failed')
+  }
+}
+
+const errorResponse = (description: string) => ({ ...ErrorBody, description })
+
+/** Response schemas for every status an execute route can send. */
+export function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
+  return {
+    200: Honey(result),
+    400: ValidationErrorBody,
+    ...(bee === undefined || bee.paid ? { 402: PaymentRequiredBody } : {}),
+    ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),
+    413: errorResponse('The body is larger than the configured limit.'),
+    415: errorResponse('The body is not JSON.'),
+    500: errorResponse('Internal failure; the charge, if any, was refunded.'),
+    ...(bee === undefined || bee.upstream
+      ? {
+          502: errorResponse('The upstream service failed; the charge was refunded.'),
+          504: errorResponse('The upstream service timed out; the charge was refunded.')
+        }
+      : {})
+  }
+}
+
+/** Registers a Bee's own execute route, with its exact input and output schemas. */
+export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options: { upstream: boolean }) {
+  const { id, name, description, inputSchema, outputSchema } = bee.record
+  const routeOptions: RouteShorthandOptions = {
+    schema: {
+      tags: ['execute'],
+      operationId: `execute-${id}`,
+      summary: `Execute ${name}`,
+      description,
+      security: bee.paid ? [{ walletToken: [] }] : [],
+      body: inputSchema,
+      response: executeResponses(outputSchema as TSchema, { paid: bee.paid, upstream: options.upstream })
+    },
+    config: { bee },
+    ...(bee.paid ? { preHandler: fastify.chargeForCall } : {})
+  }
+  fastify.post(`/bees/${id}/execute`, routeOptions, runBee)
+}

@@ -1,0 +1,139 @@
+import { Type, type Static, type TSchema } from 'typebox'
+
+/**
+ * Shared schema building blocks. Each shape is declared once here; routes, Bees and the OpenAPI
+ * document all take it from this module, and TypeScript types come from `Static<typeof X>`.
+ */
+
+/** OpenAPI 3.0 has no `type: 'null'`: nullable fields are written the 3.0 way, which Ajv also understands. */
+export const NullableString = (options: { description: string }) =>
+  Type.Unsafe<string | null>({ type: 'string', nullable: true, ...options })
+
+/** A string enum as OpenAPI 3.0 can express it (TypeBox literal unions compile to `const`, which 3.0 lacks). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description: string, default?: T[number] }) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+
+export const BeeId = Type.String({
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  maxLength: 64,
+  description: 'Unique identifier of the Bee, in kebab-case.'
+})
+
+export const BeeStatus = StringEnum(['active', 'inactive', 'deprecated'], {
+  description: 'Lifecycle state; discovery lists only active Bees.'
+})
+
+export const Pricing = Type.Object({
+  type: StringEnum(['free', 'pay-per-use', 'subscription'], { description: 'How calls are paid for.' }),
+  costPerCall: Type.Number({ minimum: 0, description: 'Cost of one call in `currency`; 0 for free Bees.' }),
+  currency: Type.String({ description: 'ISO 4217 currency code of costPerCall.' })
+}, { description: 'What one call costs.' })
+export type Pricing = Static<typeof Pricing>
+
+export const BeeConfig = Type.Object({
+  primaryServices: Type.Array(Type.String(), { description: 'What the Bee offers, as short service names.' }),
+  executionMode: Type.String({ description: 'Where the Bee runs: in-process (inside Apiary) or remote (proxied to its endpoint).' }),
+  executionProvider: Type.String({ description: 'The library or upstream service that does the work.' })
+}, { description: 'How the Bee is executed.' })
+
+/** A JSON Schema document, served as data. */
+const JsonSchemaDocument = (description: string) => Type.Object({}, { additionalProperties: true, description })
+
+export const BeeRecord = Type.Object({
+  id: BeeId,
+  name: Type.String({ description: 'Human-readable name.' }),
+  description: Type.String({ description: 'What the Bee does, and what its Honey confidence and freshness mean.' }),
+  category: Type.String({ description: 'Functional area: reasoning, data or utility.' }),
+  endpoint: Type.String({ description: 'Address to execute the Bee: its execute path on this service.' }),
+  inputSchema: JsonSchemaDocument('JSON Schema of the execute body.'),
+  outputSchema: JsonSchemaDocument('JSON Schema of Honey.result.'),
+  pricing: Pricing,
+  status: BeeStatus,
+  lastUpdated: Type.String({ format: 'date-time', description: 'When the record last changed (ISO 8601).' }),
+  colony: Type.String({ description: 'Grouping label: core for the built-in Bees.' }),
+  ownerId: NullableString({ description: 'Owner reference; null for built-in Bees.' }),
+  type: Type.String({ description: 'Kind of Bee: builtin (compiled into Apiary) or remote (published).' }),
+  config: BeeConfig
+}, { description: 'A Bee: a capability with declared input and output schemas.' })
+export type BeeRecord = Static<typeof BeeRecord>
+
+export const BeeList = Type.Object({
+  bees: Type.Array(BeeRecord, { description: 'Every active Bee.' })
+}, { description: 'The discovery list.' })
+
+export const BeeIdParams = Type.Object({ id: Type.String({ description: 'Identifier of the Bee.' }) })
+
+/** The Honey envelope around a Bee's result; `result` is the Bee's own output schema. */
+export const Honey = <T extends TSchema>(result: T) => Type.Object({
+  beeId: Type.String({ description: 'Identifier of the Bee that executed.' }),
+  timestamp: Type.String({ format: 'date-time', description: 'Server completion time (ISO 8601).' }),
+  result,
+  confidence: Type.Number({ minimum: 0, maximum: 1, description: 'How far the result can be trusted, 0 to 1; each Bee documents its meaning.' }),
+  freshness: Type.Number({ minimum: 0, description: 'Age in seconds of the data behind the result; 0 when computed now.' })
+}, { description: 'Honey: the standard envelope of an execution result.' })
+
+export const AnyResult = Type.Object({}, { additionalProperties: true, description: 'Output conforming to the Bee\'s outputSchema.' })
+
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'Short title of the error (the HTTP status text).' }),
+  code: Type.String({ description: 'Stable machine-readable code in UPPER_SNAKE case; see the README.' }),
+  message: Type.String({ description: 'What went wrong and what to do about it.' })
+}, { description: 'An error.' })
+export type ErrorBody = Static<typeof ErrorBody>
+
+export const ValidationErrorBody = Type.Object({
+  error: ErrorBody.properties.error,
+  code: ErrorBody.properties.code,
+  message: ErrorBody.properties.message,
+  details: Type.Optional(Type.Array(Type.Object({
+    field: Type.String({ description: 'JSON pointer of the offending field (empty for the body itself).' }),
+    reason: Type.String({ description: 'Why the value was refused.' })
+  }), { description: 'Each field that failed validation (absent when the body is missing or not JSON).' }))
+}, { description: 'The request is missing, malformed, or does not match the schema.' })
+
+export const PaymentRequiredBody = Type.Object({
+  error: ErrorBody.properties.error,
+  code: ErrorBody.properties.code,
+  message: ErrorBody.properties.message,
+  transactionDetails: Type.Object({
+    beeId: Type.String({ description: 'The Bee that was called.' }),
+    cost: Type.Number({ description: 'Price of one call.' }),
+    currency: Type.String({ description: 'Currency of the price.' }),
+    requiredHeader: Type.String({ description: 'Header that must carry a funded wallet token.' })
+  }, { description: 'What the call costs and how to pay for it.' })
+}, { description: 'The call needs a funded wallet.' })
+
+export const WALLET_HEADER = 'x-registry-wallet-token'
+export const WALLET_HEADER_NAME = 'X-Registry-Wallet-Token'
+
+/** Largest amount one deposit may move: keeps every balance a safe integer of micro-units. */
+export const MAX_AMOUNT = 1e9
+
+export const Wallet = Type.Object({
+  id: Type.String({ description: 'Wallet identifier.' }),
+  balance: Type.Number({ description: 'Current balance in `currency`.' }),
+  currency: Type.String({ description: 'ISO 4217 currency of the wallet.' }),
+  label: NullableString({ description: 'Free-text label given at creation.' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When the wallet was created.' })
+}, { description: 'A prepaid wallet.' })
+export type Wallet = Static<typeof Wallet>
+
+export const CreatedWallet = Type.Object({
+  ...Wallet.properties,
+  token: Type.String({ description: 'Wallet token for X-Registry-Wallet-Token. Shown only here; it is stored hashed.' })
+}, { description: 'A new wallet with its token.' })
+
+export const JournalEntry = Type.Object({
+  id: Type.Integer({ description: 'Journal entry number.' }),
+  kind: StringEnum(['deposit', 'charge', 'refund'], { description: 'What moved the balance.' }),
+  amount: Type.Number({ description: 'Amount moved, always positive.' }),
+  beeId: NullableString({ description: 'Bee of a charge or refund.' }),
+  requestId: NullableString({ description: 'Request that caused the entry.' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When the entry was written.' })
+}, { description: 'One ledger movement.' })
+export type JournalEntry = Static<typeof JournalEntry>
+
+export const WalletStatement = Type.Object({
+  ...Wallet.properties,
+  recent: Type.Array(JournalEntry, { description: 'The most recent journal entries, newest first.' })
+}, { description: 'A wallet with its recent movements.' })

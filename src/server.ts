@@ -1,0 +1,29 @@
+import closeWithGrace from 'close-with-grace'
+import Fastify from 'fastify'
+import app, { serverOptions } from './app.js'
+import { loadConfig } from './config.js'
+import { loggerOptions } from './logger.js'
+
+let config
+try {
+  config = loadConfig()
+} catch (error) {
+  console.error(`Invalid configuration: ${(error as Error).message}`)
+  process.exit(1)
+}
+
+const server = Fastify({ ...serverOptions(config), logger: loggerOptions(config) })
+await server.register(app, { config })
+
+// SIGTERM and SIGINT stop accepting connections and let in-flight requests finish.
+closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err }) => {
+  if (err !== undefined) server.log.error({ err }, 'shutting down after an error')
+  await server.close()
+})
+
+try {
+  await server.listen({ port: config.PORT, host: config.HOST })
+} catch (error) {
+  server.log.fatal({ err: error }, 'could not start')
+  process.exit(1)
+}

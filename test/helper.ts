@@ -1,0 +1,61 @@
+import { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import app, { serverOptions } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { redactPaths } from '../src/logger.js'
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789'
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` }
+
+interface Teardown { teardown (fn: () => unknown): void }
+
+export interface BuildOptions {
+  env?: Record<string, string>
+  /** Receives every log line, at level info and above (for assertions on what is logged). */
+  logLines?: string[]
+}
+
+/**
+ * Builds the whole app on an in-memory ledger, exactly as server.ts does but without listening,
+ * and closes it when the test ends. fastify-plugin exposes the app's decorators to the test.
+ */
+export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const config = loadConfig({
+    DATABASE_URL: ':memory:',
+    ADMIN_TOKEN,
+    // Nothing listens on port 9 (discard): a test that forgets its fake upstream fails fast.
+    OPEN_METEO_URL: 'http://127.0.0.1:9',
+    ...options.env
+  })
+  const lines = options.logLines
+  const logger = lines === undefined
+    ? false
+    : {
+        level: 'info',
+        redact: { paths: redactPaths, censor: '[redacted]' },
+        stream: new Writable({
+          write (chunk, _encoding, done) {
+            lines.push(String(chunk))
+            done()
+          }
+        })
+      }
+  const server = Fastify({ ...serverOptions(config), logger })
+  await server.register(fp(app), { config })
+  await server.ready()
+  t.teardown(() => server.close())
+  return server
+}
+
+/** Creates a wallet through the admin API and returns its id and token. */
+export async function createWallet (server: FastifyInstance, balance: number, extra: Record<string, unknown> = {}) {
+  const response = await server.inject({ method: 'POST', url: '/api/wallets', headers: adminHeaders, payload: { balance, ...extra } })
+  if (response.statusCode !== 201) throw new Error(`wallet creation failed: ${response.body}`)
+  return response.json<{ id: string, token: string, balance: number, currency: string }>()
+}
+
+export async function balanceOf (server: FastifyInstance, walletId: string): Promise<number> {
+  const response = await server.inject({ method: 'GET', url: `/api/wallets/${walletId}`, headers: adminHeaders })
+  return response.json<{ balance: number }>().balance
+}
