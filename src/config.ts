@@ -48,8 +48,14 @@ export type Config = Static<typeof ConfigSchema>
 
 /**
  * Reads and validates the configuration. A bad value throws an error that names the variable,
- * so start-up stops before anything listens.
+ * so start-up stops before anything listens. A variable set to the empty string counts as unset,
+ * as container environments often write `ADMIN_TOKEN=` to mean "none".
  */
 export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
-  return envSchema<Config>({ schema: ConfigSchema, data: env, env: false, dotenv: false })
+  const data: Record<string, string> = {}
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name]
+    if (value !== undefined && value !== '') data[name] = value
+  }
+  return envSchema<Config>({ schema: ConfigSchema, data, env: false, dotenv: false })
 }

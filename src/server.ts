@@ -16,8 +16,9 @@ const server = Fastify({ ...serverOptions(config), logger: loggerOptions(config)
 await server.register(app, { config })
 
 // SIGTERM and SIGINT stop accepting connections and let in-flight requests finish.
-closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err }) => {
+closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err, signal }) => {
   if (err !== undefined) server.log.error({ err }, 'shutting down after an error')
+  else server.log.info({ signal }, 'shutting down: finishing in-flight requests')
   await server.close()
 })
 

@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript and the native SQLite driver, then keep production dependencies only.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# Scripts wait until the sources are in: `prepare` builds dist/ from them.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY types types
+COPY src src
+COPY plugins plugins
+COPY bees bees
+RUN npm rebuild better-sqlite3 \
+  && npm run build \
+  && npm prune --omit=dev
+
+# Run: no compiler, no dev dependencies, not root.
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    DATABASE_URL=/data/apiary.db
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+# The embedded SQLite ledger lives here; mount a volume so wallets survive the container.
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["node", "dist/src/server.js"]
