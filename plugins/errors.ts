@@ -62,7 +62,7 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
     return send(reply, 400, 'INVALID_JSON', `The body is not valid JSON: ${error.message}`)
   }
   const status = error.statusCode ?? 500
-  if (status < 500) return send(reply, status, error.code ?? 'BAD_REQUEST', error.message)
+  if (status < 500) return send(reply, status, 'BAD_REQUEST', error.message)
   request.log.error({ err: error }, 'request failed')
   return send(reply, 500, 'INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} when reporting it.`)
 }

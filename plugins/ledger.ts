@@ -10,7 +10,7 @@ declare module 'fastify' {
 
 /** Opens the ledger named by DATABASE_URL (migrations run on open) and closes it with the server. */
 export default fp(async (fastify) => {
-  const ledger = openStore(fastify.config.DATABASE_URL)
+  const ledger = await openStore(fastify.config.DATABASE_URL, { poolSize: fastify.config.DATABASE_POOL_SIZE })
   fastify.decorate('ledger', ledger)
   fastify.addHook('onClose', async () => { await ledger.close() })
 }, { name: 'ledger', dependencies: ['config'] })

@@ -52,7 +52,8 @@ export default fp(async (fastify) => {
       micros: bee.priceMicros,
       currency: pricing.currency,
       beeId: id,
-      requestId: request.id
+      requestId: request.id,
+      idempotencyKey: request.idempotency?.key ?? null
     })
     if (outcome.ok) {
       request.charge = { id: outcome.chargeId, walletId: outcome.walletId, balanceMicros: outcome.balanceMicros }
@@ -61,6 +62,8 @@ export default fp(async (fastify) => {
     switch (outcome.reason) {
       case 'WALLET_NOT_FOUND':
         throw paymentRequired(bee, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
+      case 'WALLET_FROZEN':
+        throw paymentRequired(bee, 'WALLET_FROZEN', 'This wallet is frozen by the operator; it cannot pay until it is unfrozen.')
       case 'CURRENCY_MISMATCH':
         throw paymentRequired(bee, 'CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`)
       case 'INSUFFICIENT_FUNDS':
@@ -68,4 +71,4 @@ export default fp(async (fastify) => {
           `${id} costs ${pricing.costPerCall} ${pricing.currency}; the wallet holds ${fromMicros(outcome.balanceMicros)} ${outcome.currency}. Top it up and retry.`)
     }
   })
-}, { name: 'payment', dependencies: ['ledger', 'registry'] })
+}, { name: 'payment', dependencies: ['ledger', 'registry', 'idempotency'] })

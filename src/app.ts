@@ -5,6 +5,7 @@ import adminAuth from '../plugins/admin-auth.js'
 import configPlugin from '../plugins/config.js'
 import errors from '../plugins/errors.js'
 import health from '../plugins/health.js'
+import idempotency from '../plugins/idempotency.js'
 import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
@@ -42,6 +43,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
 
   await fastify.register(ledger)
   await fastify.register(registry)
+  await fastify.register(idempotency)
   await fastify.register(payment)
   await fastify.register(adminAuth)
 

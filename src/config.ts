@@ -15,8 +15,10 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.String({
     minLength: 1,
     default: './data/apiary.db',
-    description: 'Ledger location: a file path, sqlite:PATH, or :memory:.'
+    description: 'Ledger location: postgres://… for PostgreSQL; a file path, sqlite:PATH, or :memory: for SQLite.'
   }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per instance.' }),
+  IDEMPOTENCY_TTL_HOURS: Type.Integer({ minimum: 1, default: 24, description: 'How long an Idempotency-Key and its response are kept.' }),
   ADMIN_TOKEN: Type.Optional(Type.String({
     minLength: 16,
     description: 'Bearer token for the admin API; the admin API is disabled when unset.'

@@ -16,6 +16,10 @@ export class ApiError extends Error {
   }
 }
 
+export function invalidCursor (): ApiError {
+  return new ApiError(400, 'INVALID_CURSOR', 'cursor must be the nextCursor of a previous page.')
+}
+
 export function beeNotFound (id: string): ApiError {
   return new ApiError(404, 'BEE_NOT_FOUND', `No Bee has the id "${id}". GET /api/bees lists the Bees you can call.`)
 }

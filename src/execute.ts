@@ -4,7 +4,7 @@ import { ApiError } from './errors.js'
 import { fromMicros } from './money.js'
 import type { RegisteredBee } from './registry.js'
 import { ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from './schemas.js'
-import type { TSchema } from 'typebox'
+import { Type, type TSchema } from 'typebox'
 
 export const COST_HEADER = 'x-registry-cost'
 export const BALANCE_HEADER = 'x-registry-balance'
@@ -53,14 +53,22 @@ async function refund (request: FastifyRequest, chargeId: number): Promise<void>
 const errorResponse = (description: string) => ({ ...ErrorBody, description })
 
 /** Response schemas for every status an execute route can send. */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    description: 'Makes a retry safe: the same key and body within IDEMPOTENCY_TTL_HOURS replays the first 200 without a new charge.'
+  }))
+})
+
 export function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
   return {
     200: Honey(result),
     400: ValidationErrorBody,
     ...(bee === undefined || bee.paid ? { 402: PaymentRequiredBody } : {}),
     ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),
+    409: errorResponse('A request with this Idempotency-Key is still running.'),
     413: errorResponse('The body is larger than the configured limit.'),
     415: errorResponse('The body is not JSON.'),
+    422: errorResponse('The Idempotency-Key was used with a different request.'),
     500: errorResponse('Internal failure; the charge, if any, was refunded.'),
     ...(bee === undefined || bee.upstream
       ? {
@@ -81,11 +89,13 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options:
       summary: `Execute ${name}`,
       description,
       security: bee.paid ? [{ walletToken: [] }] : [],
+      headers: IdempotencyHeaders,
       body: inputSchema,
       response: executeResponses(outputSchema as TSchema, { paid: bee.paid, upstream: options.upstream })
     },
     config: { bee },
-    ...(bee.paid ? { preHandler: fastify.chargeForCall } : {})
+    preHandler: bee.paid ? [fastify.claimIdempotencyKey, fastify.chargeForCall] : [fastify.claimIdempotencyKey],
+    onSend: fastify.settleIdempotencyKey
   }
   fastify.post(`/bees/${id}/execute`, routeOptions, runBee)
 }

@@ -114,6 +114,7 @@ export const Wallet = Type.Object({
   balance: Type.Number({ description: 'Current balance in `currency`.' }),
   currency: Type.String({ description: 'ISO 4217 currency of the wallet.' }),
   label: NullableString({ description: 'Free-text label given at creation.' }),
+  frozen: Type.Boolean({ description: 'A frozen wallet cannot be charged (402 WALLET_FROZEN) until unfrozen.' }),
   createdAt: Type.String({ format: 'date-time', description: 'When the wallet was created.' })
 }, { description: 'A prepaid wallet.' })
 export type Wallet = Static<typeof Wallet>
@@ -128,10 +129,22 @@ export const JournalEntry = Type.Object({
   kind: StringEnum(['deposit', 'charge', 'refund'], { description: 'What moved the balance.' }),
   amount: Type.Number({ description: 'Amount moved, always positive.' }),
   beeId: NullableString({ description: 'Bee of a charge or refund.' }),
-  requestId: NullableString({ description: 'Request that caused the entry.' }),
+  requestId: NullableString({ description: 'Request that caused the entry (its X-Request-Id).' }),
+  idempotencyKey: NullableString({ description: 'Idempotency-Key of the execution, when one was sent.' }),
   createdAt: Type.String({ format: 'date-time', description: 'When the entry was written.' })
 }, { description: 'One ledger movement.' })
 export type JournalEntry = Static<typeof JournalEntry>
+
+export const PageQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Most items in one page (1 to 200, default 50).' }),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page; omit for the first page.' }))
+})
+
+/** A page of items with the cursor of the next page. */
+export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
+  [name]: Type.Array(item, { description: 'This page, in order.' }),
+  nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
+}, { description: 'One page.' })
 
 export const WalletStatement = Type.Object({
   ...Wallet.properties,

@@ -29,7 +29,7 @@ test('creating a wallet shows its token once; reading it never does', async (t) 
   t.match(wallet, { id: /^wal_/, token: /^awt_[A-Za-z0-9_-]{43}$/, balance: 5, currency: 'USD', label: 'agent-7', createdAt: String })
   const read = await app.inject({ url: `/api/wallets/${wallet.id}`, headers: adminHeaders })
   t.equal(read.statusCode, 200)
-  t.same(read.json(), { id: wallet.id, balance: 5, currency: 'USD', label: 'agent-7', createdAt: wallet.createdAt })
+  t.same(read.json(), { id: wallet.id, balance: 5, currency: 'USD', label: 'agent-7', frozen: false, createdAt: wallet.createdAt })
   t.notMatch(read.body, wallet.token)
 })
 
@@ -85,4 +85,48 @@ test('a holder reads its own wallet with its token, and nothing without one', as
   const wrong = await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': 'awt_wrong' } })
   t.equal(wrong.statusCode, 401)
   t.equal(wrong.json().code, 'WALLET_NOT_FOUND')
+})
+
+test('admin reads a wallet journal page by page, and lists wallets', async (t) => {
+  const app = await build(t)
+  const wallet = await createWallet(app, 1)
+  for (let i = 0; i < 4; i++) {
+    await app.inject({ method: 'POST', url: `/api/wallets/${wallet.id}/deposits`, headers: adminHeaders, payload: { amount: 1 } })
+  }
+  const first = await app.inject({ url: `/api/wallets/${wallet.id}/journal?limit=3`, headers: adminHeaders })
+  t.equal(first.statusCode, 200)
+  const page = first.json()
+  t.equal(page.entries.length, 3)
+  t.type(page.nextCursor, 'string')
+  const second = (await app.inject({ url: `/api/wallets/${wallet.id}/journal?limit=3&cursor=${page.nextCursor}`, headers: adminHeaders })).json()
+  t.equal(second.entries.length, 2)
+  t.equal(second.nextCursor, null)
+  t.ok(second.entries[0].id < page.entries[2].id, 'newest first across pages')
+  t.equal((await app.inject({ url: `/api/wallets/${wallet.id}/journal?limit=0`, headers: adminHeaders })).statusCode, 400)
+  t.equal((await app.inject({ url: `/api/wallets/${wallet.id}/journal?cursor=zzz`, headers: adminHeaders })).json().code, 'INVALID_CURSOR')
+  t.equal((await app.inject({ url: '/api/wallets/wal_none/journal', headers: adminHeaders })).statusCode, 404)
+
+  await createWallet(app, 2)
+  const list = (await app.inject({ url: '/api/wallets?limit=1', headers: adminHeaders })).json()
+  t.equal(list.wallets.length, 1)
+  t.notOk('token' in list.wallets[0])
+  const rest = (await app.inject({ url: `/api/wallets?limit=5&cursor=${list.nextCursor}`, headers: adminHeaders })).json()
+  t.equal(rest.wallets.length, 1)
+  t.equal(rest.nextCursor, null)
+})
+
+test('a frozen wallet gets 402 WALLET_FROZEN until it is unfrozen', async (t) => {
+  const app = await build(t)
+  const wallet = await createWallet(app, 1)
+  const call = () => app.inject({
+    method: 'POST', url: '/api/bees/sentiment-analyzer/execute', payload: { text: 'Hi.' }, headers: { 'x-registry-wallet-token': wallet.token }
+  })
+  const frozen = await app.inject({ method: 'POST', url: `/api/wallets/${wallet.id}/freeze`, headers: adminHeaders })
+  t.equal(frozen.json().frozen, true)
+  const refused = await call()
+  t.equal(refused.statusCode, 402)
+  t.equal(refused.json().code, 'WALLET_FROZEN')
+  await app.inject({ method: 'POST', url: `/api/wallets/${wallet.id}/unfreeze`, headers: adminHeaders })
+  t.equal((await call()).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: '/api/wallets/wal_none/freeze', headers: adminHeaders })).statusCode, 404)
 })

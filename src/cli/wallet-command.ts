@@ -38,7 +38,7 @@ export async function walletCommand (argv: string[], env: CommandEnv): Promise<n
     }
   })
   const [command, walletId] = positionals
-  const ledger = openStore(env.databaseUrl)
+  const ledger = await openStore(env.databaseUrl)
   try {
     if (command === 'create') {
       const currency = values.currency ?? env.defaultCurrency
@@ -63,7 +63,7 @@ export async function walletCommand (argv: string[], env: CommandEnv): Promise<n
     if (command === 'show' && walletId !== undefined) {
       const wallet = await ledger.getWallet(walletId)
       if (wallet === null) throw new Error(`no wallet has the id ${walletId}`)
-      env.print(JSON.stringify({ ...wallet, recent: await ledger.journal(walletId, 20) }, null, 2))
+      env.print(JSON.stringify({ ...wallet, recent: (await ledger.journal(walletId, { limit: 20 })).items }, null, 2))
       return 0
     }
     env.print(USAGE)

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { beeNotFound } from '../errors.js'
-import { executeResponses, runBee } from '../execute.js'
+import { executeResponses, IdempotencyHeaders, runBee } from '../execute.js'
 import { AnyResult, BeeIdParams, BeeList, BeeRecord, ErrorBody } from '../schemas.js'
 
 /** Discovery, detail, and execution of Bees that have no route of their own. */
@@ -42,6 +42,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Each built-in Bee also has its own path below, documented with its exact schemas.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
+      headers: IdempotencyHeaders,
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
       response: executeResponses(AnyResult)
     },
@@ -62,8 +63,10 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           })
         }
       },
+      fastify.claimIdempotencyKey,
       fastify.chargeForCall
-    ]
+    ],
+    onSend: fastify.settleIdempotencyKey
   }, runBee)
 }
 

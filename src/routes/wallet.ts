@@ -23,7 +23,7 @@ const walletHolderRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     const wallet = await fastify.ledger.getWalletByToken(hashSecret(token))
     if (wallet === null) throw new ApiError(401, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
-    return { ...wallet, recent: await fastify.ledger.journal(wallet.id, RECENT_ENTRIES) }
+    return { ...wallet, recent: (await fastify.ledger.journal(wallet.id, { limit: RECENT_ENTRIES })).items }
   })
 }
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { ApiError } from '../errors.js'
 import { issueWallet } from '../ledger/wallets.js'
 import { toMicros } from '../money.js'
-import { CreatedWallet, MAX_AMOUNT, ErrorBody, ValidationErrorBody, Wallet } from '../schemas.js'
+import { CreatedWallet, ErrorBody, JournalEntry, MAX_AMOUNT, PageQuery, paged, ValidationErrorBody, Wallet } from '../schemas.js'
 
 const WalletParams = Type.Object({ id: Type.String({ description: 'Wallet identifier.' }) })
 
@@ -12,6 +12,7 @@ const adminErrors = {
   401: { ...ErrorBody, description: 'Missing or wrong admin token.' },
   403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
 }
+const walletErrors = { ...adminErrors, 404: { ...ErrorBody, description: 'No wallet has this id.' } }
 
 function micros (amount: number): number {
   const value = toMicros(amount)
@@ -19,17 +20,22 @@ function micros (amount: number): number {
   return value
 }
 
-/** The admin wallet API: create, fund and read wallets. */
+function walletNotFound (id: string): ApiError {
+  return new ApiError(404, 'WALLET_NOT_FOUND', `No wallet has the id "${id}".`)
+}
+
+/** The admin wallet API: create, fund, freeze, list and audit wallets. */
 const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { ledger } = fastify
   fastify.addHook('preHandler', fastify.requireAdmin)
+  const admin = { tags: ['wallets'], security: [{ adminToken: [] }] }
 
   fastify.post('/wallets', {
     schema: {
-      tags: ['wallets'],
+      ...admin,
       operationId: 'create-wallet',
       summary: 'Create a wallet',
       description: 'Creates a prepaid wallet. The answer holds its token: the only time it is shown.',
-      security: [{ adminToken: [] }],
       body: Type.Object({
         balance: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT, default: 0, description: 'Opening balance (default 0).' })),
         currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency (default PRICE_CURRENCY).' })),
@@ -39,46 +45,81 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { balance = 0, currency = fastify.config.PRICE_CURRENCY, label = null } = request.body ?? {}
-    const wallet = await issueWallet(fastify.ledger, { micros: micros(balance), currency, label })
+    const wallet = await issueWallet(ledger, { micros: micros(balance), currency, label })
     return reply.code(201).send(wallet)
+  })
+
+  fastify.get('/wallets', {
+    schema: {
+      ...admin,
+      operationId: 'list-wallets',
+      summary: 'List wallets',
+      description: 'Wallets in id order, a page at a time: pass nextCursor back as cursor for the next page.',
+      querystring: PageQuery,
+      response: { 200: paged('wallets', Wallet), ...adminErrors }
+    }
+  }, async (request) => {
+    const { items, nextCursor } = await ledger.listWallets(request.query)
+    return { wallets: items, nextCursor }
   })
 
   fastify.post('/wallets/:id/deposits', {
     schema: {
-      tags: ['wallets'],
+      ...admin,
       operationId: 'deposit',
       summary: 'Add funds to a wallet',
-      security: [{ adminToken: [] }],
       params: WalletParams,
       body: Type.Object({
         amount: Type.Number({ minimum: 0.000001, maximum: MAX_AMOUNT, description: 'Amount to add, at least 0.000001.' })
       }, { description: 'The deposit.' }),
-      response: { 200: Wallet, ...adminErrors, 404: { ...ErrorBody, description: 'No wallet has this id.' } }
+      response: { 200: Wallet, ...walletErrors }
     }
   }, async (request) => {
-    const wallet = await fastify.ledger.deposit(request.params.id, micros(request.body.amount), request.id)
+    const wallet = await ledger.deposit(request.params.id, micros(request.body.amount), request.id)
     if (wallet === null) throw walletNotFound(request.params.id)
     return wallet
   })
 
   fastify.get('/wallets/:id', {
-    schema: {
-      tags: ['wallets'],
-      operationId: 'get-wallet',
-      summary: 'Read a wallet',
-      security: [{ adminToken: [] }],
-      params: WalletParams,
-      response: { 200: Wallet, ...adminErrors, 404: { ...ErrorBody, description: 'No wallet has this id.' } }
-    }
+    schema: { ...admin, operationId: 'get-wallet', summary: 'Read a wallet', params: WalletParams, response: { 200: Wallet, ...walletErrors } }
   }, async (request) => {
-    const wallet = await fastify.ledger.getWallet(request.params.id)
+    const wallet = await ledger.getWallet(request.params.id)
     if (wallet === null) throw walletNotFound(request.params.id)
     return wallet
   })
-}
 
-function walletNotFound (id: string): ApiError {
-  return new ApiError(404, 'WALLET_NOT_FOUND', `No wallet has the id "${id}".`)
+  fastify.get('/wallets/:id/journal', {
+    schema: {
+      ...admin,
+      operationId: 'get-wallet-journal',
+      summary: 'Read a wallet\'s journal',
+      description: 'Every deposit, charge and refund of the wallet, newest first, a page at a time.',
+      params: WalletParams,
+      querystring: PageQuery,
+      response: { 200: paged('entries', JournalEntry), ...walletErrors }
+    }
+  }, async (request) => {
+    if (await ledger.getWallet(request.params.id) === null) throw walletNotFound(request.params.id)
+    const { items, nextCursor } = await ledger.journal(request.params.id, request.query)
+    return { entries: items, nextCursor }
+  })
+
+  for (const [action, frozen] of [['freeze', true], ['unfreeze', false]] as const) {
+    fastify.post(`/wallets/:id/${action}`, {
+      schema: {
+        ...admin,
+        operationId: `${action}-wallet`,
+        summary: frozen ? 'Freeze a wallet: it cannot pay until unfrozen' : 'Unfreeze a wallet',
+        params: WalletParams,
+        response: { 200: Wallet, ...walletErrors }
+      }
+    }, async (request) => {
+      const wallet = await ledger.setFrozen(request.params.id, frozen)
+      if (wallet === null) throw walletNotFound(request.params.id)
+      request.log.info({ walletId: wallet.id, frozen }, 'wallet freeze changed')
+      return wallet
+    })
+  }
 }
 
 export default walletAdminRoutes

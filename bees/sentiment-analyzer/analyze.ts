@@ -1,0 +1,36 @@
+// The sentiment-analyzer Bee's pure core: English text in, label + signed score
+// + calibrated confidence out. Synchronous, deterministic and offline.
+import { extractSignals } from './signals.js'
+import { predict, type SentimentAnalysis, type SentimentModel } from './model.js'
+
+export type { SentimentAnalysis, SentimentLabel } from './model.js'
+
+export const SENTIMENT_PROVIDER = 'wink-nlp (wink-eng-lite-web-model) + vader-sentiment'
+
+/** Documented upper bound on input length; the HTTP layer rejects longer text. */
+export const SENTIMENT_MAX_CHARS = 20000
+
+/**
+ * Tuned on the tuning halves of the four VADER ground-truth sets by
+ * eval/tune-sentiment.ts, which prints these exact values and fails if they
+ * drift; never edit them by hand.
+ */
+export const TUNED_SENTIMENT_MODEL: SentimentModel = {
+  vaderWeight: 0.71,
+  neutralBand: 0,
+  calibration: { intercept: 1.515, magnitude: 2.27, agreement: 0.31, socialCues: 2.006, logWords: -0.557 },
+  neutralConfidence: 0.056
+}
+
+/**
+ * score: blended polarity in [-1, 1]. confidence: calibrated probability that
+ * the label matches the sign of a human mean rating (the VADER paper's gold,
+ * where only an exact 0 is neutral); so a neutral label, given when there is no
+ * English sentiment evidence at all, always comes with a low confidence.
+ */
+export function analyzeSentiment (text: string): SentimentAnalysis {
+  if (text.length > SENTIMENT_MAX_CHARS) {
+    throw new RangeError(`text is ${text.length} characters; the limit is ${SENTIMENT_MAX_CHARS}`)
+  }
+  return predict(extractSignals(text), TUNED_SENTIMENT_MODEL)
+}

@@ -1,0 +1,59 @@
+// A cheap "is this English?" check. Both lexicons are English-only, so on other
+// languages they either find nothing or fire on a stray cognate ("excelente",
+// "super"); either way the label would be a guess and must not look confident.
+
+// Frequent English function words: almost every English sentence has one.
+const ENGLISH_FUNCTION_WORDS = new Set([
+  'the', 'a', 'an', 'and', 'or', 'but', 'is', 'are', 'was', 'were', 'be', 'been', 'am',
+  'i', 'you', 'he', 'she', 'it', 'we', 'they', 'me', 'my', 'your', 'his', 'her', 'its',
+  'our', 'their', 'this', 'that', 'these', 'those', 'of', 'to', 'in', 'on', 'for', 'with',
+  'at', 'by', 'from', 'as', 'so', 'if', 'not', 'no', 'have', 'has', 'had', 'do', 'does',
+  'did', 'will', 'would', 'can', 'could', 'just', 'all', 'what', 'there', 'very', 'about',
+  "it's", "don't", "i'm", "that's", "can't", "isn't", "i've", "you're", "didn't", "doesn't"
+])
+
+// Frequent function words of the commonest Latin-script languages, leaving out
+// any that are also English words, slang or domain parts ("die", "war", "per",
+// "van", "pour", "den", "um", "y", "com").
+const FOREIGN_FUNCTION_WORDS = new Set([
+  // German
+  'der', 'das', 'und', 'ist', 'nicht', 'ein', 'eine', 'ich', 'mit', 'sehr', 'auch', 'sich',
+  'auf', 'für', 'wir', 'sie', 'dem', 'des', 'wie', 'aber', 'oder', 'noch', 'sind',
+  // French
+  'le', 'les', 'est', 'et', 'une', 'je', 'pas', 'avec', 'très', 'mais', 'dans', 'sur',
+  'nous', 'vous', 'il', 'elle', "c'est", 'ce', 'cette', 'du', 'qui', 'que', 'ne',
+  // Spanish and Portuguese
+  'el', 'los', 'las', 'es', 'está', 'esta', 'este', 'muy', 'pero', 'por', 'para', 'con',
+  'una', 'del', 'lo', 'se', 'mi', 'não', 'é', 'muito', 'isso', 'você',
+  // Italian
+  'di', 'che', 'è', 'sono', 'molto', 'questo', 'della', 'gli', 'anche',
+  // Dutch
+  'het', 'een', 'niet', 'ik', 'zijn', 'dat', 'maar', 'wel'
+])
+
+const WORD = /[\p{L}']+/gu
+const LATIN_LETTER = /[a-zA-Z\u00C0-\u024F]/g
+const ANY_LETTER = /\p{L}/gu
+const NON_ASCII = /[^\x00-\x7f]/
+
+function mostlyNonLatin (text: string): boolean {
+  const letters = text.match(ANY_LETTER)?.length ?? 0
+  const latin = text.match(LATIN_LETTER)?.length ?? 0
+  return latin * 2 < letters
+}
+
+export function looksNonEnglish (text: string): boolean {
+  // Cyrillic, CJK, Arabic, ... script: neither lexicon has anything to say.
+  // (Pure ASCII, the common case, skips the letter census.)
+  if (NON_ASCII.test(text) && mostlyNonLatin(text)) return true
+
+  let english = 0
+  let foreign = 0
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    if (ENGLISH_FUNCTION_WORDS.has(word)) english += 1
+    else if (FOREIGN_FUNCTION_WORDS.has(word)) foreign += 1
+  }
+  // At least two foreign function words, and more than English ones: a stray
+  // "La La Land" or "c'est la vie" inside English text stays English.
+  return foreign >= 2 && foreign > english
+}

@@ -1,0 +1,92 @@
+/*
+ * Scores a summarizer with ROUGE over a folder of DIR/article/NAME.txt + DIR/summary/NAME.txt pairs, next to the
+ * lead baseline (the text's first sentences), which is hard to beat on news because reporters put the gist first.
+ *
+ * Run on the bundled pairs (or pass another folder):
+ *   node --import 'data:text/javascript,import { register } from "node:module"; import { pathToFileURL } from "node:url"; register("@isaacs/ts-node-temp-fork-for-pr-2009/esm", pathToFileURL("./"));' eval/summaries.ts [DIR]
+ */
+import { readdir, readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { splitSentences } from '../bees/text-summarizer/sentences.js'
+import { DEFAULT_MAX_WORDS, summarize as textRank } from '../bees/text-summarizer/summarize.js'
+import { countWords, firstWords } from '../bees/text-summarizer/words.js'
+import { rougeScores, type RougeScores } from './rouge.js'
+
+export type Summarizer = (text: string, maxWords: number) => Promise<{ summary: string }> | { summary: string }
+
+/** Mean F1 of one system at one budget over all documents. */
+export interface RougeRow extends RougeScores { system: string, budget: string, documents: number }
+
+interface Budget { label: string, words: (reference: string) => number }
+
+const BUDGETS: Budget[] = [
+  { label: `${DEFAULT_MAX_WORDS} words`, words: () => DEFAULT_MAX_WORDS },
+  // Scoring at the reference's length keeps a longer summary from buying recall with words.
+  { label: 'reference length', words: reference => countWords(reference) }
+]
+
+export async function evaluateSummaries (dir: string, summarize: Summarizer): Promise<RougeRow[]> {
+  const names = (await readdir(join(dir, 'article'))).filter(name => name.endsWith('.txt')).sort()
+  if (names.length === 0) throw new Error(`No article/*.txt files in ${dir}`)
+  const totals = new Map<string, RougeRow>()
+  for (const name of names) {
+    const article = await readFile(join(dir, 'article', name), 'utf8')
+    const reference = await readFile(join(dir, 'summary', name), 'utf8')
+    for (const budget of BUDGETS) {
+      const words = budget.words(reference)
+      const candidates = [
+        { system: 'summarizer', summary: (await summarize(article, words)).summary },
+        { system: 'lead baseline', summary: leadSentences(article, words) }
+      ]
+      for (const { system, summary } of candidates) add(totals, { system, budget: budget.label, documents: 1, ...rougeScores(summary, reference) })
+    }
+  }
+  return [...totals.values()].map(row => ({
+    ...row,
+    rouge1: row.rouge1 / row.documents,
+    rouge2: row.rouge2 / row.documents,
+    rougeL: row.rougeL / row.documents
+  }))
+}
+
+/** The text's sentences from the start, as long as they fit; the first `maxWords` words if even the first does not. */
+export function leadSentences (text: string, maxWords: number): string {
+  const chosen: string[] = []
+  let budget = maxWords
+  for (const { start, end } of splitSentences(text)) {
+    const sentence = text.slice(start, end)
+    const words = countWords(sentence)
+    if (words > budget) break
+    chosen.push(sentence)
+    budget -= words
+  }
+  return chosen.length > 0 ? chosen.join(' ') : firstWords(text.trim(), maxWords)
+}
+
+export function formatRougeTable (rows: readonly RougeRow[]): string {
+  const lines = [
+    '| System | Budget | Documents | ROUGE-1 F1 | ROUGE-2 F1 | ROUGE-L F1 |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+    ...rows.map(row => `| ${row.system} | ${row.budget} | ${row.documents} | ${row.rouge1.toFixed(4)} | ${row.rouge2.toFixed(4)} | ${row.rougeL.toFixed(4)} |`)
+  ]
+  return lines.join('\n')
+}
+
+function add (totals: Map<string, RougeRow>, row: RougeRow): void {
+  const key = `${row.system}\u0000${row.budget}`
+  const total = totals.get(key)
+  if (total === undefined) {
+    totals.set(key, row)
+    return
+  }
+  total.documents += row.documents
+  total.rouge1 += row.rouge1
+  total.rouge2 += row.rouge2
+  total.rougeL += row.rougeL
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = process.argv[2] ?? fileURLToPath(new URL('data/summaries', import.meta.url))
+  console.log(formatRougeTable(await evaluateSummaries(dir, textRank)))
+}

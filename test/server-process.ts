@@ -1,0 +1,51 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { ADMIN_TOKEN } from './helper.js'
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcess
+  /** Kills the process with the signal and waits until it is gone. */
+  stop (signal?: NodeJS.Signals): Promise<void>
+}
+
+async function freePort (): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = probe.address() as { port: number }
+  probe.close()
+  await once(probe, 'close')
+  return port
+}
+
+/**
+ * Starts src/server.ts as its own process, the way `npm start` runs the built one, with this test
+ * process's TypeScript loader, and resolves once /health answers.
+ */
+export async function startServer (env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...process.execArgv, 'src/server.ts'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, ...env },
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
+  const exited = once(child, 'exit')
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was healthy`)
+    try {
+      if ((await fetch(`${url}/health`)).ok) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error('server did not become healthy in 30 s')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    url,
+    child,
+    async stop (signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    }
+  }
+}
