@@ -1,6 +1,8 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
+import type { OpenAPIV3 } from 'openapi-types'
+import { registryDocument } from '../src/publishing/openapi-paths.js'
 import { WALLET_HEADER_NAME } from '../src/schemas.js'
 
 /**
@@ -21,6 +23,7 @@ export default fp(async (fastify) => {
       tags: [
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
+        { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
         { name: 'operations', description: 'Liveness and readiness.' }
       ],
@@ -41,7 +44,16 @@ export default fp(async (fastify) => {
       }
     }
   })
-  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+  // Rebuilt only when the registry changes (a Bee published, changed or retired).
+  let cached: { version: number, document: OpenAPIV3.Document } | null = null
+  const current = () => {
+    const { registry } = fastify
+    if (cached?.version !== registry.version) {
+      cached = { version: registry.version, document: registryDocument(fastify.swagger() as OpenAPIV3.Document, registry) }
+    }
+    return cached.document
+  }
 
-  fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => fastify.swagger())
-}, { name: 'openapi' })
+  await fastify.register(swaggerUi, { routePrefix: '/docs', transformSpecification: () => current() })
+  fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => current())
+}, { name: 'openapi', dependencies: ['registry'] })

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import builtInBees from '../bees/index.js'
-import adminAuth from '../plugins/admin-auth.js'
+import auth from '../plugins/auth.js'
+import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
 import errors from '../plugins/errors.js'
 import health from '../plugins/health.js'
@@ -14,6 +15,8 @@ import requestId from '../plugins/request-id.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './routes/bees.js'
+import publisherRoutes from './routes/publishers.js'
+import publishingRoutes from './routes/publishing.js'
 import walletHolderRoutes from './routes/wallet.js'
 import walletAdminRoutes from './routes/wallets.js'
 
@@ -39,17 +42,20 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(validation)
   await fastify.register(errors)
   await fastify.register(requestId)
+  await fastify.register(registry)
   await fastify.register(openapi)
 
   await fastify.register(ledger)
-  await fastify.register(registry)
+  await fastify.register(catalog)
   await fastify.register(idempotency)
   await fastify.register(payment)
-  await fastify.register(adminAuth)
+  await fastify.register(auth)
 
   await fastify.register(health)
   await fastify.register(builtInBees, { prefix: '/api' })
   await fastify.register(beeRoutes, { prefix: '/api' })
+  await fastify.register(publisherRoutes, { prefix: '/api' })
+  await fastify.register(publishingRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
 }

@@ -41,6 +41,13 @@ export const ConfigSchema = Type.Object({
     description: 'How long one location\'s observation is reused; 0 disables the cache.'
   }),
   WEATHER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'Upstream time limit for one weather lookup.' }),
+  REMOTE_BEE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time limit for one call to a published Bee.' }),
+  REMOTE_BEE_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Largest reply accepted from a published Bee.' }),
+  EGRESS_ALLOWLIST: Type.String({
+    default: '',
+    description: 'Comma-separated hosts, IPs or CIDR ranges that published Bees may use although private (and over plain http).'
+  }),
+  CATALOG_SYNC_MS: Type.Integer({ minimum: 100, default: 1000, description: 'How often an instance checks the database for catalog changes made by others.' }),
   PRICE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency of Bee prices and new wallets.' }),
   PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
   PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002)

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { beeOf } from '../plugins/registry.js'
-import { ApiError } from './errors.js'
+import { ApiError, beeNotFound } from './errors.js'
 import { fromMicros } from './money.js'
 import type { RegisteredBee } from './registry.js'
 import { ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from './schemas.js'
@@ -22,7 +22,7 @@ export async function runBee (request: FastifyRequest, reply: FastifyReply) {
     const outcome = await bee.definition.execute(request.body, { log: request.log, requestId: request.id })
     if (!bee.validateOutput(outcome.result)) {
       request.log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
-      throw new ApiError(500, 'BEE_OUTPUT_INVALID', `${bee.record.id} produced an answer that breaks its own outputSchema. You were not charged.`)
+      throw new ApiError(bee.remote ? 502 : 500, 'BEE_OUTPUT_INVALID', `${bee.record.id} produced an answer that breaks its own outputSchema. You were not charged.`)
     }
     if (charge !== null) {
       reply.header(COST_HEADER, bee.record.pricing.costPerCall)
@@ -38,6 +38,29 @@ export async function runBee (request: FastifyRequest, reply: FastifyReply) {
   } catch (error) {
     if (charge !== null) await refund(request, charge.id)
     throw error
+  }
+}
+
+/**
+ * preValidation of every execute route: finds the Bee (404 when unknown, before the body is even
+ * looked at), refuses an inactive one with 409, and marks a deprecated one with Deprecation/Sunset.
+ */
+export async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  let bee = request.routeOptions.config.bee
+  if (bee === undefined) {
+    const { id } = request.params as { id: string }
+    bee = request.server.registry.get(id)
+    if (bee === undefined) throw beeNotFound(id)
+    request.bee = bee
+  }
+  const { id, status, statusMessage, sunsetAt, lastUpdated } = bee.record
+  if (status === 'inactive') {
+    throw new ApiError(409, 'BEE_INACTIVE', `${id} is inactive${statusMessage === null ? '' : `: ${statusMessage}`}. It cannot be executed now.`)
+  }
+  if (status === 'deprecated') {
+    // RFC 9745: when it was deprecated, as a structured-field date; RFC 8594: when it goes away.
+    reply.header('deprecation', `@${Math.floor(Date.parse(lastUpdated) / 1000)}`)
+    if (sunsetAt !== null) reply.header('sunset', new Date(sunsetAt).toUTCString())
   }
 }
 
@@ -65,7 +88,7 @@ export function executeResponses (result: TSchema, bee?: { paid: boolean, upstre
     400: ValidationErrorBody,
     ...(bee === undefined || bee.paid ? { 402: PaymentRequiredBody } : {}),
     ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),
-    409: errorResponse('A request with this Idempotency-Key is still running.'),
+    409: errorResponse('The Bee is inactive, or a request with this Idempotency-Key is still running.'),
     413: errorResponse('The body is larger than the configured limit.'),
     415: errorResponse('The body is not JSON.'),
     422: errorResponse('The Idempotency-Key was used with a different request.'),
@@ -94,6 +117,7 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options:
       response: executeResponses(outputSchema as TSchema, { paid: bee.paid, upstream: options.upstream })
     },
     config: { bee },
+    preValidation: admitBee,
     preHandler: bee.paid ? [fastify.claimIdempotencyKey, fastify.chargeForCall] : [fastify.claimIdempotencyKey],
     onSend: fastify.settleIdempotencyKey
   }

@@ -19,6 +19,8 @@ export interface BeeContext {
   requestId: string
 }
 
+export type BeeStatus = BeeRecord['status']
+
 /** A Bee as its author declares it: metadata, schemas and the function that does the work. */
 export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema = TSchema> {
   id: string
@@ -32,6 +34,10 @@ export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema
   config: BeeRecord['config']
   inputSchema: In
   outputSchema: Out
+  status?: BeeStatus
+  statusMessage?: string | null
+  sunsetAt?: string | null
+  lastUpdated?: string
   execute (input: Static<In>, context: BeeContext): Promise<BeeOutcome<Static<Out>>>
 }
 
@@ -43,50 +49,118 @@ export interface RegisteredBee {
   priceMicros: number
   validateInput: ValidateFunction
   validateOutput: ValidateFunction
+  /** Built-in Bees run in-process (a bad output is our 500); published ones run remotely (their 502). */
+  remote: boolean
+}
+
+export interface BeeFilter {
+  category?: string | undefined
+  colony?: string | undefined
+  ownerId?: string | undefined
+  pricing?: string | undefined
+  q?: string | undefined
+  /** Only Bees with an id after this one (cursor pagination in id order). */
+  after?: string | undefined
 }
 
 export const executePath = (id: string) => `/api/bees/${id}/execute`
 
 /**
- * The registry is plain data, independent of routes: a Bee can be added at any time and the
- * execution pipeline serves it through the same validation, payment and Honey steps.
+ * The registry is plain data, independent of routes: Bees are added, changed and removed at any
+ * time, and the execution pipeline serves each through the same validation, payment and Honey
+ * steps. `version` changes with every change, so caches of what it lists can key on it.
  */
 export class Registry {
   readonly #bees = new Map<string, RegisteredBee>()
+  #sorted: RegisteredBee[] | null = null
+  #version = 0
 
-  register<In extends TSchema, Out extends TSchema> (definition: BeeDefinition<In, Out>): RegisteredBee {
-    if (this.#bees.has(definition.id)) throw new Error(`Bee "${definition.id}" is already registered`)
+  get version (): number {
+    return this.#version
+  }
+
+  register<In extends TSchema, Out extends TSchema> (definition: BeeDefinition<In, Out>, options: { remote?: boolean, replace?: boolean } = {}): RegisteredBee {
+    if (this.#bees.has(definition.id) && options.replace !== true) throw new Error(`Bee "${definition.id}" is already registered`)
     const priceMicros = toMicros(definition.pricing.costPerCall)
     if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
     const paid = definition.pricing.type === 'pay-per-use'
     if (paid && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
-    const { execute, inputSchema, outputSchema, ...metadata } = definition
+    const { execute, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, ...metadata } = definition
     const entry: RegisteredBee = {
       record: {
         ...metadata,
         endpoint: executePath(definition.id),
         inputSchema,
         outputSchema,
-        status: 'active',
-        lastUpdated: new Date().toISOString()
+        status: status ?? 'active',
+        statusMessage: statusMessage ?? null,
+        sunsetAt: sunsetAt ?? null,
+        lastUpdated: lastUpdated ?? new Date().toISOString()
       },
       definition: definition as unknown as BeeDefinition,
       paid,
       priceMicros,
       validateInput: bodyAjv.compile(inputSchema),
-      validateOutput: bodyAjv.compile(outputSchema)
+      validateOutput: bodyAjv.compile(outputSchema),
+      remote: options.remote === true
     }
     this.#bees.set(definition.id, entry)
+    this.#changed()
     return entry
+  }
+
+  /** Changes a Bee's status in place, so routes holding the entry see it at once. */
+  setStatus (id: string, status: BeeStatus, statusMessage: string | null, sunsetAt: string | null, lastUpdated: string): void {
+    const entry = this.#bees.get(id)
+    if (entry === undefined) return
+    const { record } = entry
+    if (record.status === status && record.statusMessage === statusMessage && record.sunsetAt === sunsetAt) return
+    entry.record = { ...record, status, statusMessage, sunsetAt, lastUpdated }
+    this.#changed()
+  }
+
+  remove (id: string): void {
+    if (this.#bees.delete(id)) this.#changed()
   }
 
   get (id: string): RegisteredBee | undefined {
     return this.#bees.get(id)
   }
 
+  /** Every registered Bee, whatever its status, in id order. */
+  all (): readonly RegisteredBee[] {
+    return this.#inIdOrder()
+  }
+
   active (): BeeRecord[] {
+    return this.list({}, Infinity).records
+  }
+
+  /** Active Bees matching the filter, in id order, at most `limit`, and whether more follow. */
+  list (filter: BeeFilter, limit: number): { records: BeeRecord[], more: boolean } {
+    const q = filter.q?.toLowerCase()
     const records: BeeRecord[] = []
-    for (const bee of this.#bees.values()) if (bee.record.status === 'active') records.push(bee.record)
-    return records
+    for (const { record } of this.#inIdOrder()) {
+      if (record.status !== 'active') continue
+      if (filter.after !== undefined && record.id <= filter.after) continue
+      if (filter.category !== undefined && record.category !== filter.category) continue
+      if (filter.colony !== undefined && record.colony !== filter.colony) continue
+      if (filter.ownerId !== undefined && record.ownerId !== filter.ownerId) continue
+      if (filter.pricing !== undefined && record.pricing.type !== filter.pricing) continue
+      if (q !== undefined && !`${record.id}\n${record.name}\n${record.description}`.toLowerCase().includes(q)) continue
+      if (records.length === limit) return { records, more: true }
+      records.push(record)
+    }
+    return { records, more: false }
+  }
+
+  #inIdOrder (): RegisteredBee[] {
+    this.#sorted ??= [...this.#bees.values()].sort((a, b) => a.record.id < b.record.id ? -1 : 1)
+    return this.#sorted
+  }
+
+  #changed (): void {
+    this.#sorted = null
+    this.#version++
   }
 }

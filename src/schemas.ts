@@ -49,6 +49,8 @@ export const BeeRecord = Type.Object({
   outputSchema: JsonSchemaDocument('JSON Schema of Honey.result.'),
   pricing: Pricing,
   status: BeeStatus,
+  statusMessage: NullableString({ description: 'Why the Bee is inactive or deprecated, and what to use instead.' }),
+  sunsetAt: Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering (ISO 8601), if announced.' }),
   lastUpdated: Type.String({ format: 'date-time', description: 'When the record last changed (ISO 8601).' }),
   colony: Type.String({ description: 'Grouping label: core for the built-in Bees.' }),
   ownerId: NullableString({ description: 'Owner reference; null for built-in Bees.' }),
@@ -57,8 +59,33 @@ export const BeeRecord = Type.Object({
 }, { description: 'A Bee: a capability with declared input and output schemas.' })
 export type BeeRecord = Static<typeof BeeRecord>
 
+/** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
+export const ManagedBee = Type.Object({
+  ...BeeRecord.properties,
+  upstreamEndpoint: NullableString({ description: 'Where Apiary forwards calls (published Bees); null for built-ins.' }),
+  ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' })
+}, { description: 'A Bee with the details only its owner and the operator see.' })
+
+export const PublishedBee = Type.Object({
+  ...ManagedBee.properties,
+  signingSecret: Type.String({ description: 'HMAC-SHA256 key of the X-Apiary-Signature header on every forwarded call. Shown only here.' })
+}, { description: 'A newly published Bee with its signing secret.' })
+
+export const Publisher = Type.Object({
+  id: Type.String({ description: 'Publisher identifier: the ownerId of its Bees.' }),
+  email: Type.String({ format: 'email', description: 'Contact address of the publisher.' }),
+  name: Type.String({ description: 'Display name of the publisher.' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When the key was issued.' })
+}, { description: 'A publisher.' })
+
+export const CreatedPublisher = Type.Object({
+  ...Publisher.properties,
+  key: Type.String({ description: 'Publisher key for Authorization: Bearer. Shown only here; it is stored hashed.' })
+}, { description: 'A new publisher with its key.' })
+
 export const BeeList = Type.Object({
-  bees: Type.Array(BeeRecord, { description: 'Every active Bee.' })
+  bees: Type.Array(BeeRecord, { description: 'Active Bees matching the query, in id order.' }),
+  nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
 }, { description: 'The discovery list.' })
 
 export const BeeIdParams = Type.Object({ id: Type.String({ description: 'Identifier of the Bee.' }) })

@@ -133,3 +133,56 @@ for (const backend of backends) {
     })
   })
 }
+
+for (const backend of backends) {
+  test(`catalog store on ${backend.name}`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    const store = await openStore(database.url)
+    t.teardown(() => store.close())
+    const { catalog } = store
+    const createdAt = new Date().toISOString()
+
+    const publisher = await catalog.createPublisher({ id: 'pub_1', email: 'a@example.com', name: 'A', createdAt, keyHash: 'h1' })
+    t.same(await catalog.publisherByKey('h1'), publisher)
+    t.equal(await catalog.publisherByKey('nope'), null)
+
+    const before = await catalog.version()
+    const bee = {
+      id: 'remote-one',
+      ownerId: 'pub_1',
+      ownerEmail: 'a@example.com',
+      name: 'Remote',
+      description: 'd',
+      category: 'utility',
+      colony: 'community',
+      endpoint: 'https://bees.example.com/x',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object' },
+      primaryServices: ['x'],
+      pricing: { type: 'pay-per-use' as const, costMicros: 2500, currency: 'USD' },
+      status: 'active' as const,
+      statusMessage: null,
+      sunsetAt: null,
+      signingSecret: 'bsk_x',
+      version: 1,
+      createdAt,
+      updatedAt: createdAt
+    }
+    t.equal(await catalog.insertBee(bee), true)
+    t.equal(await catalog.insertBee(bee), false, 'an id is taken once')
+    t.ok(await catalog.version() > before, 'every change bumps the version')
+    t.same(await catalog.publishedBees(), [bee], 'what is stored comes back whole')
+
+    await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
+    t.match(await catalog.publishedBees(), [{ status: 'deprecated', statusMessage: 'old', version: 2 }])
+
+    await catalog.setBuiltinState({ id: 'text-summarizer', status: 'inactive', statusMessage: 'm', sunsetAt: null, updatedAt: createdAt })
+    await catalog.setBuiltinState({ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt })
+    t.same(await catalog.builtinStates(), [{ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt }])
+
+    t.equal(await catalog.deleteBee('remote-one'), true)
+    t.equal(await catalog.deleteBee('remote-one'), false)
+    t.same(await catalog.publishedBees(), [])
+  })
+}

@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, type Transaction, sql } from 'kysely'
 import { invalidCursor } from '../errors.js'
 import { fromMicros } from '../money.js'
 import type { JournalEntry, Wallet } from '../schemas.js'
+import { createCatalogStore } from './catalog-store.js'
 import type { Dialect } from './migrations.js'
 import type { ChargeOutcome, ChargeRequest, LedgerStore, Page, PageRequest } from './store.js'
 import type { Tables } from './tables.js'
@@ -100,6 +101,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, close: () 
 
   return {
     dialect,
+    catalog: createCatalogStore(db),
 
     async createWallet (wallet) {
       return await db.transaction().execute(async (trx) => {

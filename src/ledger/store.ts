@@ -1,4 +1,5 @@
 import type { JournalEntry, Wallet } from '../schemas.js'
+import type { CatalogStore } from './catalog-store.js'
 
 /**
  * The ledger: wallets, their journal, and idempotency records, in integer micro-units. One
@@ -6,6 +7,8 @@ import type { JournalEntry, Wallet } from '../schemas.js'
  */
 export interface LedgerStore {
   readonly dialect: 'sqlite' | 'postgres'
+  /** Publishers and published Bees, on the same database. */
+  readonly catalog: CatalogStore
   createWallet (input: NewWallet): Promise<Wallet>
   getWallet (id: string): Promise<Wallet | null>
   getWalletByToken (tokenHash: string): Promise<Wallet | null>

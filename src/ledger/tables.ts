@@ -25,6 +25,50 @@ export interface Tables {
     refund_of: number | null
     created_at: string
   }
+  publishers: {
+    id: string
+    email: string
+    name: string
+    key_hash: string
+    created_at: string
+  }
+  published_bees: {
+    id: string
+    owner_id: string
+    owner_email: string
+    name: string
+    description: string
+    category: string
+    colony: string
+    endpoint: string
+    /** JSON text: the converted draft-07 schemas and the primaryServices list. */
+    input_schema: string
+    output_schema: string
+    primary_services: string
+    pricing_type: 'free' | 'pay-per-use'
+    cost_micros: number
+    currency: string
+    status: 'active' | 'inactive' | 'deprecated'
+    status_message: string | null
+    sunset_at: string | null
+    /** The HMAC key the registry signs calls with: it must be usable, so it cannot be stored hashed. */
+    signing_secret: string
+    version: number
+    created_at: string
+    updated_at: string
+  }
+  builtin_bee_states: {
+    id: string
+    status: 'active' | 'inactive' | 'deprecated'
+    status_message: string | null
+    sunset_at: string | null
+    updated_at: string
+  }
+  /** One row: bumped by every change to the catalog, so instances notice changes by polling one number. */
+  catalog_version: {
+    id: number
+    version: number
+  }
   idempotency_keys: {
     scope: string
     key: string

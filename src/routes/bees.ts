@@ -1,29 +1,75 @@
+import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { beeNotFound } from '../errors.js'
-import { executeResponses, IdempotencyHeaders, runBee } from '../execute.js'
-import { AnyResult, BeeIdParams, BeeList, BeeRecord, ErrorBody } from '../schemas.js'
+import { beeNotFound, invalidCursor } from '../errors.js'
+import { admitBee, executeResponses, IdempotencyHeaders, runBee } from '../execute.js'
+import { AnyResult, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../schemas.js'
 
-/** Discovery, detail, and execution of Bees that have no route of their own. */
+export const DEFAULT_PAGE = 100
+
+const DiscoveryQuery = Type.Object({
+  category: Type.Optional(Type.String({ description: 'Only Bees of this category, e.g. reasoning.' })),
+  colony: Type.Optional(Type.String({ description: 'Only Bees of this colony, e.g. core.' })),
+  ownerId: Type.Optional(Type.String({ description: 'Only Bees of this owner (a publisher id).' })),
+  pricing: Type.Optional(Type.String({ enum: ['free', 'pay-per-use', 'subscription'], description: 'Only Bees with this pricing type.' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text to find in the id, name or description (case-insensitive).' })),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: DEFAULT_PAGE, description: `Most Bees in one page (default ${DEFAULT_PAGE}).` }),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page.' }))
+})
+
+const CACHE_CONTROL = 'public, max-age=5'
+const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+
+/** Discovery, detail, and execution of any Bee by id. */
 const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
+  // The bare discovery answer changes only with the registry: serialized once per registry version.
+  let bare: { version: number, body: string, etag: string } | null = null
 
   fastify.get('/bees', {
     schema: {
       tags: ['discovery'],
       operationId: 'list-bees',
       summary: 'List the active Bees',
-      description: 'Every active Bee with its schemas, pricing and execution details.',
-      response: { 200: BeeList }
+      description: 'Active Bees in id order, filtered and a page at a time. Answers carry a strong ETag: send it back in ' +
+        'If-None-Match to get 304 while nothing changed.',
+      querystring: DiscoveryQuery,
+      response: {
+        200: BeeList,
+        304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
+        400: ValidationErrorBody
+      }
     }
-  }, async () => ({ bees: registry.active() }))
+  }, async (request, reply) => {
+    const { limit, cursor, ...filter } = request.query
+    const isBare = cursor === undefined && limit === DEFAULT_PAGE && Object.values(filter).every((value) => value === undefined)
+    let body: string
+    let etag: string
+    if (isBare && bare !== null && bare.version === registry.version) {
+      ({ body, etag } = bare)
+    } else {
+      const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString()
+      if (after !== undefined && !/^[a-z0-9-]+$/.test(after)) throw invalidCursor()
+      const { records, more } = registry.list({ ...filter, after }, limit)
+      const last = records[records.length - 1]
+      const nextCursor = more && last !== undefined ? Buffer.from(last.id).toString('base64url') : null
+      body = JSON.stringify({ bees: records, nextCursor })
+      etag = etagOf(body)
+      if (isBare) bare = { version: registry.version, body, etag }
+    }
+    reply.header('etag', etag).header('cache-control', CACHE_CONTROL)
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send(null)
+    // Already serialized: a string with a JSON content type is sent as it is.
+    return reply.type('application/json; charset=utf-8').send(body as never)
+  })
 
   fastify.get('/bees/:id', {
     schema: {
       tags: ['discovery'],
       operationId: 'get-bee',
       summary: 'Read one Bee',
-      description: 'The full record of a Bee, with its input and output schemas, pricing and description.',
+      description: 'The full record of a Bee, with its input and output schemas, pricing and description; also for ' +
+        'inactive and deprecated Bees, whose status and statusMessage say why.',
       params: BeeIdParams,
       response: { 200: BeeRecord, 404: { ...ErrorBody, description: 'No Bee has this id.' } }
     }
@@ -39,19 +85,14 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'execute-bee',
       summary: 'Execute any Bee by id',
       description: 'Runs the Bee with the JSON body as its input (see the Bee\'s inputSchema) and answers Honey. ' +
-        'Each built-in Bee also has its own path below, documented with its exact schemas.',
+        'Each active Bee also has its own path in this document, with its exact schemas.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
       headers: IdempotencyHeaders,
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
       response: executeResponses(AnyResult)
     },
-    // Runs before body validation, so an unknown Bee is a 404 whatever the body.
-    preValidation: async (request) => {
-      const bee = registry.get(request.params.id)
-      if (bee === undefined) throw beeNotFound(request.params.id)
-      request.bee = bee
-    },
+    preValidation: admitBee,
     preHandler: [
       async (request) => {
         const bee = request.bee

@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { ApiError } from '../src/errors.js'
+import type { Publisher } from '../src/ledger/catalog-store.js'
+import { hashSecret, secretsMatch } from '../src/ledger/secrets.js'
+
+export type Principal = { kind: 'admin' } | { kind: 'publisher', publisher: Publisher }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** preHandler for admin routes: `Authorization: Bearer $ADMIN_TOKEN`. */
+    requireAdmin (request: FastifyRequest): Promise<void>
+    /** preHandler for routes open to publishers too: `Authorization: Bearer <admin token or publisher key>`. */
+    requirePrincipal (request: FastifyRequest): Promise<void>
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+}
+
+const bearer = (request: FastifyRequest) => {
+  const header = request.headers.authorization
+  return header?.startsWith('Bearer ') === true ? header.slice('Bearer '.length) : undefined
+}
+
+const unauthorized = (who: string) => new ApiError(401, 'UNAUTHORIZED', `Send ${who} as Authorization: Bearer <token>.`)
+
+/** Who is calling: the operator (ADMIN_TOKEN, compared in constant time) or a publisher (key looked up by hash). */
+export default fp(async (fastify) => {
+  const adminToken = fastify.config.ADMIN_TOKEN
+  if (adminToken === undefined) {
+    fastify.log.warn('ADMIN_TOKEN is not set: the admin API (wallets, publishers) is disabled; use `npm run wallet` for local wallets')
+  }
+  fastify.decorateRequest('principal', null)
+
+  fastify.decorate('requireAdmin', async function requireAdmin (request: FastifyRequest) {
+    if (adminToken === undefined) {
+      throw new ApiError(403, 'ADMIN_DISABLED', 'The admin API is disabled on this server: the operator has not set ADMIN_TOKEN.')
+    }
+    const presented = bearer(request)
+    if (presented === undefined || !secretsMatch(presented, adminToken)) throw unauthorized('the admin token')
+    request.principal = { kind: 'admin' }
+  })
+
+  fastify.decorate('requirePrincipal', async function requirePrincipal (request: FastifyRequest) {
+    const presented = bearer(request)
+    if (presented === undefined) throw unauthorized('your publisher key')
+    if (adminToken !== undefined && secretsMatch(presented, adminToken)) {
+      request.principal = { kind: 'admin' }
+      return
+    }
+    const publisher = await fastify.ledger.catalog.publisherByKey(hashSecret(presented))
+    if (publisher === null) throw unauthorized('your publisher key')
+    request.principal = { kind: 'publisher', publisher }
+  })
+}, { name: 'auth', dependencies: ['config', 'ledger'] })

@@ -1,0 +1,102 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { BlockList, isIP, type LookupFunction } from 'node:net'
+
+/**
+ * Where a published Bee may not point: loopback, private, link-local (with the cloud metadata
+ * address 169.254.169.254), unique-local, carrier-grade NAT, multicast and reserved ranges.
+ */
+const forbidden = new BlockList()
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]
+] as const) forbidden.addSubnet(network, prefix, 'ipv4')
+for (const [network, prefix] of [
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]
+] as const) forbidden.addSubnet(network, prefix, 'ipv6')
+
+/** `::ffff:10.0.0.1` is 10.0.0.1 on the wire. */
+function unmapped (address: string): { address: string, family: 'ipv4' | 'ipv6' } {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped?.[1] !== undefined) return { address: mapped[1], family: 'ipv4' }
+  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' }
+}
+
+export function isForbiddenAddress (address: string): boolean {
+  const plain = unmapped(address)
+  return forbidden.check(plain.address, plain.family)
+}
+
+/**
+ * The operator's allow-list (EGRESS_ALLOWLIST): host names, IP addresses, or CIDR ranges that may be
+ * reached even though they are private, e.g. an internal Bee or a test server on 127.0.0.1.
+ */
+export class EgressPolicy {
+  readonly #hosts = new Set<string>()
+  readonly #ranges = new BlockList()
+
+  constructor (entries: readonly string[]) {
+    for (const entry of entries) {
+      const [network, prefix] = entry.split('/')
+      if (network !== undefined && isIP(network) !== 0) {
+        const family = isIP(network) === 6 ? 'ipv6' : 'ipv4'
+        this.#ranges.addSubnet(network, prefix === undefined ? (family === 'ipv6' ? 128 : 32) : Number(prefix), family)
+      } else {
+        this.#hosts.add(entry.toLowerCase())
+      }
+    }
+  }
+
+  /** Is this host name, or IP literal, on the allow-list? */
+  allowsHost (host: string): boolean {
+    const bare = host.toLowerCase().replace(/^\[|\]$/g, '')
+    if (isIP(bare) === 0) return this.#hosts.has(bare)
+    const plain = unmapped(bare)
+    return this.#ranges.check(plain.address, plain.family)
+  }
+
+  /** May this address be connected to, for a request to this host? */
+  allows (host: string, address: string): boolean {
+    return this.allowsHost(host) || this.allowsHost(address) || !isForbiddenAddress(address)
+  }
+
+  /**
+   * A DNS lookup that refuses forbidden answers. The connection is made to the address checked here,
+   * so a name whose answer changes between publish time and call time cannot slip through.
+   */
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) return callback(error, '', 0)
+      const list = addresses as LookupAddress[]
+      const allowed = list.filter((entry) => this.allows(hostname, entry.address))
+      if (allowed.length === 0) {
+        const refused = Object.assign(new Error(`${hostname} resolves only to forbidden addresses (${list.map((entry) => entry.address).join(', ')})`), { code: 'EGRESS_FORBIDDEN' })
+        return callback(refused, '', 0)
+      }
+      if ((options as { all?: boolean }).all === true) return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed)
+      const first = allowed[0] as LookupAddress
+      callback(null, first.address, first.family)
+    })
+  }
+
+  /** Checks an endpoint at publish time: scheme, and every address its host resolves to now. */
+  async check (endpoint: string): Promise<string | null> {
+    let url: URL
+    try {
+      url = new URL(endpoint)
+    } catch {
+      return 'endpoint must be an absolute URL'
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '')
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.allowsHost(host))) {
+      return 'endpoint must be an https URL (plain http only for hosts on the operator\'s EGRESS_ALLOWLIST)'
+    }
+    if (url.username !== '' || url.password !== '') return 'endpoint must not carry credentials'
+    if (isIP(host) !== 0) return this.allows(host, host) ? null : `endpoint address ${host} is loopback, private, link-local or reserved`
+    const addresses = await new Promise<LookupAddress[]>((resolve) => {
+      dnsLookup(host, { all: true }, (error, found) => resolve(error === null ? found : []))
+    })
+    if (addresses.length === 0) return `endpoint host ${host} does not resolve`
+    const bad = addresses.find((entry) => !this.allows(host, entry.address))
+    return bad === undefined ? null : `endpoint host ${host} resolves to ${bad.address}, which is loopback, private, link-local or reserved`
+  }
+}

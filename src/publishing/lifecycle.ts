@@ -1,0 +1,34 @@
+import { ApiError } from '../errors.js'
+import type { BeeStatus } from '../registry.js'
+
+export interface StatusChange {
+  status?: BeeStatus | undefined
+  statusMessage?: string | null | undefined
+  sunsetAt?: string | null | undefined
+}
+
+export interface StatusState {
+  status: BeeStatus
+  statusMessage: string | null
+  sunsetAt: string | null
+}
+
+/**
+ * The lifecycle: active ⇄ inactive; active or inactive → deprecated (with a statusMessage and an
+ * optional sunset date); a deprecated Bee comes back only by the operator's hand.
+ */
+export function nextStatus (current: StatusState, change: StatusChange, byAdmin: boolean): StatusState {
+  const status = change.status ?? current.status
+  if (current.status === 'deprecated' && status !== 'deprecated' && !byAdmin) {
+    throw new ApiError(403, 'BEE_DEPRECATED', 'A deprecated Bee can only be revived by the operator.')
+  }
+  const statusMessage = change.statusMessage === undefined ? (status === current.status ? current.statusMessage : null) : change.statusMessage
+  const sunsetAt = change.sunsetAt === undefined ? (status === 'deprecated' ? current.sunsetAt : null) : change.sunsetAt
+  if (status === 'deprecated' && (statusMessage === null || statusMessage.trim() === '')) {
+    throw new ApiError(400, 'STATUS_MESSAGE_REQUIRED', 'Deprecating a Bee needs a statusMessage telling callers what to use instead.')
+  }
+  if (sunsetAt !== null && status !== 'deprecated') {
+    throw new ApiError(400, 'SUNSET_WITHOUT_DEPRECATION', 'sunsetAt can only be set on a deprecated Bee.')
+  }
+  return { status, statusMessage, sunsetAt }
+}

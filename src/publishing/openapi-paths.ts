@@ -1,0 +1,46 @@
+import type { OpenAPIV3 } from 'openapi-types'
+import type { Registry } from '../registry.js'
+import { executePath } from '../registry.js'
+import { forOpenApiDocument, type Json } from './json-schema.js'
+
+type Document = OpenAPIV3.Document
+type Operation = OpenAPIV3.OperationObject
+
+const GENERIC_PATH = '/api/bees/{id}/execute'
+
+/**
+ * The OpenAPI document of the registry as it is now: the document generated from the routes, plus
+ * one execute path per active published Bee with its exact input and output schemas (built from the
+ * generic execute operation, so errors and Honey read the same everywhere), minus the paths of
+ * built-in Bees that are not active.
+ */
+export function registryDocument (base: Document, registry: Registry): Document {
+  const document = structuredClone(base)
+  const generic = base.paths[GENERIC_PATH]?.post
+  if (generic === undefined) throw new Error(`the generated document has no ${GENERIC_PATH}`)
+  for (const bee of registry.all()) {
+    const { id, name, description, status, inputSchema, outputSchema } = bee.record
+    const path = executePath(id)
+    if (status !== 'active') {
+      delete document.paths[path]
+      continue
+    }
+    if (!bee.remote) continue
+    const operation: Operation = structuredClone(generic)
+    operation.operationId = `execute-${id}`
+    operation.summary = `Execute ${name}`
+    operation.description = description
+    operation.security = bee.paid ? [{ walletToken: [] }] : []
+    operation.parameters = (operation.parameters ?? []).filter((parameter) => !('in' in parameter && parameter.in === 'path'))
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: forOpenApiDocument(inputSchema as Json) as OpenAPIV3.SchemaObject } }
+    }
+    const honey = (operation.responses['200'] as OpenAPIV3.ResponseObject).content?.['application/json']?.schema as OpenAPIV3.SchemaObject
+    honey.properties = { ...honey.properties, result: forOpenApiDocument(outputSchema as Json) as OpenAPIV3.SchemaObject }
+    delete operation.responses['404']
+    if (!bee.paid) delete operation.responses['402']
+    document.paths[path] = { post: operation }
+  }
+  return document
+}

@@ -1,0 +1,132 @@
+import { createHmac } from 'node:crypto'
+import type { Socket } from 'node:net'
+import { Agent, buildConnector, request } from 'undici'
+import { ApiError } from '../errors.js'
+import type { BeeContext, BeeOutcome } from '../registry.js'
+import type { EgressPolicy } from './egress.js'
+
+export interface ProxyOptions {
+  policy: EgressPolicy
+  timeoutMs: number
+  maxResponseBytes: number
+}
+
+export interface RemoteTarget {
+  beeId: string
+  endpoint: string
+  signingSecret: string
+}
+
+export const SIGNATURE_HEADER = 'x-apiary-signature'
+export const TIMESTAMP_HEADER = 'x-apiary-timestamp'
+export const BEE_ID_HEADER = 'x-apiary-bee-id'
+export const CONFIDENCE_HEADER = 'x-bee-confidence'
+
+/** `v1=` HMAC-SHA256 over `${timestamp}.${body}` with the Bee's signing secret (see the README). */
+export function sign (secret: string, timestamp: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
+}
+
+const upstream = (beeId: string, detail: string) =>
+  new ApiError(502, 'BEE_UPSTREAM_ERROR', `${beeId}'s endpoint failed: ${detail}. You were not charged.`)
+
+/**
+ * Executes published Bees: POSTs the validated input to the Bee's endpoint over pooled connections,
+ * signed, with a time limit and a cap on the reply's size. Every connection is checked against the
+ * egress policy at the address actually connected to.
+ */
+export class RemoteBeeProxy {
+  readonly #options: ProxyOptions
+  readonly #agent: Agent
+
+  constructor (options: ProxyOptions) {
+    this.#options = options
+    const connect = buildConnector({ lookup: options.policy.lookup, timeout: options.timeoutMs } as buildConnector.BuildOptions)
+    this.#agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: 64,
+      connect: (connectOptions, callback) => {
+        connect(connectOptions, (error, socket) => {
+          if (error !== null) return callback(error, null)
+          const address = (socket as Socket).remoteAddress ?? ''
+          if (!options.policy.allows(connectOptions.hostname, address)) {
+            socket.destroy()
+            return callback(Object.assign(new Error(`connected address ${address} is forbidden`), { code: 'EGRESS_FORBIDDEN' }), null)
+          }
+          callback(null, socket)
+        })
+      }
+    })
+  }
+
+  async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
+    const body = JSON.stringify(input)
+    const timestamp = String(Math.floor(Date.now() / 1000))
+    const signal = AbortSignal.timeout(this.#options.timeoutMs)
+    let status: number
+    let headers: Record<string, string | string[] | undefined>
+    let text: string
+    try {
+      const response = await request(target.endpoint, {
+        method: 'POST',
+        dispatcher: this.#agent,
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          [BEE_ID_HEADER]: target.beeId,
+          'x-request-id': context.requestId,
+          [TIMESTAMP_HEADER]: timestamp,
+          [SIGNATURE_HEADER]: sign(target.signingSecret, timestamp, body)
+        },
+        body
+      })
+      status = response.statusCode
+      headers = response.headers
+      text = await this.#readCapped(response.body, target.beeId)
+    } catch (error) {
+      if (error instanceof ApiError) throw error
+      if (signal.aborted) {
+        throw new ApiError(504, 'BEE_TIMEOUT', `${target.beeId}'s endpoint did not answer within ${this.#options.timeoutMs} ms. You were not charged.`)
+      }
+      const code = (error as { code?: string }).code
+      if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') {
+        throw new ApiError(502, 'BEE_ENDPOINT_FORBIDDEN', `${target.beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)
+      }
+      context.log.warn({ err: error, beeId: target.beeId }, 'remote Bee unreachable')
+      throw upstream(target.beeId, 'it could not be reached')
+    }
+    if (status < 200 || status > 299) throw upstream(target.beeId, `it answered HTTP ${status}`)
+    let result: unknown
+    try {
+      result = JSON.parse(text)
+    } catch {
+      throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with something that is not JSON. You were not charged.`)
+    }
+    return { result, confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
+  }
+
+  async close (): Promise<void> {
+    await this.#agent.close()
+  }
+
+  async #readCapped (body: AsyncIterable<Buffer> & { destroy (): void }, beeId: string): Promise<string> {
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += chunk.length
+      if (size > this.#options.maxResponseBytes) {
+        body.destroy()
+        throw new ApiError(502, 'BEE_RESPONSE_TOO_LARGE', `${beeId}'s endpoint answered with more than ${this.#options.maxResponseBytes} bytes. You were not charged.`)
+      }
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  }
+}
+
+/** A header holding a number in [0, max], or the fallback when absent or out of range. */
+function headerNumber (raw: string | string[] | undefined, fallback: number, max: number): number {
+  const value = Number(Array.isArray(raw) ? raw[0] : raw)
+  return raw !== undefined && Number.isFinite(value) && value >= 0 && value <= max ? value : fallback
+}

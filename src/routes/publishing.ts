@@ -1,0 +1,239 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type, type Static } from 'typebox'
+import { ApiError, beeNotFound } from '../errors.js'
+import type { StoredBee } from '../ledger/catalog-store.js'
+import { newSecret } from '../ledger/secrets.js'
+import { toMicros } from '../money.js'
+import { SchemaRefused, toInputSchema, toOpenApiSchema } from '../publishing/json-schema.js'
+import { nextStatus } from '../publishing/lifecycle.js'
+import type { RegisteredBee } from '../registry.js'
+import { BeeId, BeeIdParams, BeeStatus, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../schemas.js'
+
+const JsonSchemaInput = (description: string) => Type.Object({}, { additionalProperties: true, description })
+
+const BeeFields = {
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'Human-readable name.' }),
+  description: Type.String({ minLength: 1, maxLength: 4000, description: 'What the Bee does, and what its confidence and freshness mean.' }),
+  category: Type.String({ minLength: 1, maxLength: 50, description: 'Functional area, e.g. reasoning, data or utility.' }),
+  colony: Type.String({ minLength: 1, maxLength: 50, description: 'Grouping label (default community).' }),
+  endpoint: Type.String({ maxLength: 2048, description: 'https URL Apiary POSTs each call\'s input to.' }),
+  inputSchema: JsonSchemaInput('JSON Schema (draft-07, the subset Zod converters emit) of the input; type object.'),
+  outputSchema: JsonSchemaInput('JSON Schema (draft-07) of the result your endpoint answers with.'),
+  pricing: Type.Object({
+    type: StringEnum(['free', 'pay-per-use'], { description: 'free, or pay-per-use (charged to the caller\'s wallet).' }),
+    costPerCall: Type.Number({ minimum: 0, maximum: 1000, description: 'Price of one call; 0 for free Bees.' }),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency (default PRICE_CURRENCY).' }))
+  }, { description: 'What one call costs. Subscriptions are not offered yet.' }),
+  config: Type.Object({
+    primaryServices: Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })
+  }, { description: 'Execution details.' })
+}
+
+const PublishBody = Type.Object({
+  id: BeeId,
+  ...BeeFields,
+  colony: Type.Optional(BeeFields.colony),
+  config: Type.Optional(BeeFields.config)
+}, { description: 'A Bee to publish.' })
+
+const PatchBody = Type.Object({
+  name: Type.Optional(BeeFields.name),
+  description: Type.Optional(BeeFields.description),
+  category: Type.Optional(BeeFields.category),
+  colony: Type.Optional(BeeFields.colony),
+  endpoint: Type.Optional(BeeFields.endpoint),
+  inputSchema: Type.Optional(BeeFields.inputSchema),
+  outputSchema: Type.Optional(BeeFields.outputSchema),
+  pricing: Type.Optional(BeeFields.pricing),
+  config: Type.Optional(BeeFields.config),
+  status: Type.Optional(BeeStatus),
+  statusMessage: Type.Optional(Type.Unsafe<string | null>({ type: 'string', nullable: true, maxLength: 500, description: 'Why the Bee is inactive or deprecated.' })),
+  sunsetAt: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering.' }))
+}, { description: 'The fields to change; status changes follow the lifecycle.' })
+
+const errors = {
+  400: ValidationErrorBody,
+  401: { ...ErrorBody, description: 'Missing or unknown publisher key.' },
+  403: { ...ErrorBody, description: 'The Bee is reserved, or only the operator may make this change.' },
+  404: { ...ErrorBody, description: 'No Bee with this id that you manage.' }
+}
+
+const STATUS_FIELDS = new Set(['status', 'statusMessage', 'sunsetAt'])
+
+function refused (code: string, message: string): ApiError {
+  return new ApiError(400, code, message)
+}
+
+function priceOf (pricing: Static<typeof BeeFields.pricing>, defaultCurrency: string): StoredBee['pricing'] {
+  const costMicros = toMicros(pricing.costPerCall)
+  if (costMicros === null) throw refused('INVALID_AMOUNT', 'costPerCall has at most 6 decimal places.')
+  if (pricing.type === 'pay-per-use' && costMicros === 0) throw refused('INVALID_PRICE', 'A pay-per-use Bee needs a costPerCall above 0.')
+  if (pricing.type === 'free' && costMicros !== 0) throw refused('INVALID_PRICE', 'A free Bee has costPerCall 0.')
+  return { type: pricing.type, costMicros, currency: pricing.currency ?? defaultCurrency }
+}
+
+function schemaOf (convert: () => Record<string, unknown>): StoredBee['inputSchema'] {
+  try {
+    return convert() as StoredBee['inputSchema']
+  } catch (error) {
+    if (error instanceof SchemaRefused) throw refused('INVALID_SCHEMA', error.message)
+    throw error
+  }
+}
+
+/** What the owner and the operator see of a Bee. */
+function managed (bee: RegisteredBee, stored: StoredBee | undefined): Static<typeof ManagedBee> {
+  return { ...bee.record, upstreamEndpoint: stored?.endpoint ?? null, ownerEmail: stored?.ownerEmail ?? null }
+}
+
+/** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
+const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { registry, catalog, config } = fastify
+  const store = fastify.ledger.catalog
+  const isBuiltIn = (id: string) => registry.get(id)?.remote === false
+
+  async function checkEndpoint (endpoint: string): Promise<void> {
+    const problem = await catalog.egress.check(endpoint)
+    if (problem !== null) throw refused('ENDPOINT_FORBIDDEN', problem)
+  }
+
+  /** The stored Bee the caller may manage, or 404: someone else's Bee is not shown to exist. */
+  async function owned (request: FastifyRequest, id: string): Promise<StoredBee> {
+    const stored = (await store.publishedBees()).find((bee) => bee.id === id)
+    const principal = request.principal
+    if (stored === undefined || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== stored.ownerId)) {
+      throw beeNotFound(id)
+    }
+    return stored
+  }
+
+  fastify.post('/bees', {
+    schema: {
+      tags: ['publishing'],
+      operationId: 'publish-bee',
+      summary: 'Publish a Bee',
+      description: 'Registers a Bee hosted at your endpoint. Apiary validates, meters and proxies its calls. The answer ' +
+        'holds the signing secret of its calls: the only time it is shown.',
+      security: [{ adminToken: [] }],
+      body: PublishBody,
+      response: { 201: PublishedBee, ...errors, 409: { ...ErrorBody, description: 'The id is taken or reserved.' } }
+    },
+    preHandler: fastify.requirePrincipal
+  }, async (request, reply) => {
+    const principal = request.principal
+    if (principal?.kind !== 'publisher') {
+      throw new ApiError(403, 'PUBLISHER_REQUIRED', 'Bees are published with a publisher key: issue one with POST /api/publishers.')
+    }
+    const body = request.body
+    if (isBuiltIn(body.id)) throw new ApiError(409, 'BEE_ID_RESERVED', `"${body.id}" is a built-in Bee's id.`)
+    const inputSchema = schemaOf(() => toInputSchema(body.inputSchema))
+    const outputSchema = schemaOf(() => toOpenApiSchema(body.outputSchema, 'outputSchema'))
+    const pricing = priceOf(body.pricing, config.PRICE_CURRENCY)
+    await checkEndpoint(body.endpoint)
+    const now = new Date().toISOString()
+    const stored: StoredBee = {
+      id: body.id,
+      ownerId: principal.publisher.id,
+      ownerEmail: principal.publisher.email,
+      name: body.name,
+      description: body.description,
+      category: body.category,
+      colony: body.colony ?? 'community',
+      endpoint: body.endpoint,
+      inputSchema,
+      outputSchema,
+      primaryServices: body.config?.primaryServices ?? [],
+      pricing,
+      status: 'active',
+      statusMessage: null,
+      sunsetAt: null,
+      signingSecret: newSecret('bsk'),
+      version: 1,
+      createdAt: now,
+      updatedAt: now
+    }
+    if (!await store.insertBee(stored)) throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
+    await catalog.refresh()
+    request.log.info({ beeId: stored.id, ownerId: stored.ownerId }, 'Bee published')
+    const bee = registry.get(stored.id) as RegisteredBee
+    return reply.code(201).send({ ...managed(bee, stored), signingSecret: stored.signingSecret })
+  })
+
+  fastify.patch('/bees/:id', {
+    schema: {
+      tags: ['publishing'],
+      operationId: 'update-bee',
+      summary: 'Change a Bee',
+      description: 'Updates fields and status. Status: active ⇄ inactive; active or inactive → deprecated (with a ' +
+        'statusMessage and an optional sunsetAt); only the operator revives a deprecated Bee, and only the operator ' +
+        'changes a built-in Bee, whose status is all that can change.',
+      security: [{ adminToken: [] }],
+      params: BeeIdParams,
+      body: PatchBody,
+      response: { 200: ManagedBee, ...errors }
+    },
+    preHandler: fastify.requirePrincipal
+  }, async (request) => {
+    const { id } = request.params
+    const body = request.body
+    const byAdmin = request.principal?.kind === 'admin'
+    const now = new Date().toISOString()
+
+    if (isBuiltIn(id)) {
+      if (!byAdmin) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only the operator may change its status.`)
+      const other = Object.keys(body).find((field) => !STATUS_FIELDS.has(field))
+      if (other !== undefined) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only its status can change, not ${other}.`)
+      const bee = registry.get(id) as RegisteredBee
+      const next = nextStatus(bee.record, body, true)
+      await store.setBuiltinState({ id, ...next, updatedAt: now })
+      await catalog.refresh()
+      return managed(registry.get(id) as RegisteredBee, undefined)
+    }
+
+    const stored = await owned(request, id)
+    const next = nextStatus(stored, body, byAdmin)
+    if (body.endpoint !== undefined) await checkEndpoint(body.endpoint)
+    const updated: StoredBee = {
+      ...stored,
+      ...next,
+      name: body.name ?? stored.name,
+      description: body.description ?? stored.description,
+      category: body.category ?? stored.category,
+      colony: body.colony ?? stored.colony,
+      endpoint: body.endpoint ?? stored.endpoint,
+      inputSchema: body.inputSchema === undefined ? stored.inputSchema : schemaOf(() => toInputSchema(body.inputSchema)),
+      outputSchema: body.outputSchema === undefined ? stored.outputSchema : schemaOf(() => toOpenApiSchema(body.outputSchema, 'outputSchema')),
+      pricing: body.pricing === undefined ? stored.pricing : priceOf(body.pricing, config.PRICE_CURRENCY),
+      primaryServices: body.config?.primaryServices ?? stored.primaryServices,
+      version: stored.version + 1,
+      updatedAt: now
+    }
+    await store.updateBee(updated)
+    await catalog.refresh()
+    request.log.info({ beeId: id, status: updated.status }, 'Bee changed')
+    return managed(registry.get(id) as RegisteredBee, updated)
+  })
+
+  fastify.delete('/bees/:id', {
+    schema: {
+      tags: ['publishing'],
+      operationId: 'delete-bee',
+      summary: 'Remove a Bee',
+      security: [{ adminToken: [] }],
+      params: BeeIdParams,
+      response: { 204: Type.Null({ description: 'Removed.' }), ...errors }
+    },
+    preHandler: fastify.requirePrincipal
+  }, async (request, reply) => {
+    const { id } = request.params
+    if (isBuiltIn(id)) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee and cannot be removed; set its status instead.`)
+    await owned(request, id)
+    await store.deleteBee(id)
+    await catalog.refresh()
+    request.log.info({ beeId: id }, 'Bee removed')
+    return reply.code(204).send(null)
+  })
+}
+
+export default publishingRoutes

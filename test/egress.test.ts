@@ -1,0 +1,31 @@
+import { test } from 'tap'
+import { EgressPolicy, isForbiddenAddress } from '../src/publishing/egress.js'
+
+test('forbidden address ranges', async (t) => {
+  for (const address of ['127.0.0.1', '127.8.8.8', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1',
+    '0.0.0.0', '::1', '::', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1']) {
+    t.ok(isForbiddenAddress(address), address)
+  }
+  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1']) {
+    t.notOk(isForbiddenAddress(address), address)
+  }
+})
+
+test('the allow-list admits hosts, addresses and ranges', async (t) => {
+  const policy = new EgressPolicy(['bees.internal', '10.20.0.0/16', '127.0.0.1'])
+  t.ok(policy.allows('bees.internal', '10.9.9.9'), 'by host name')
+  t.ok(policy.allows('other.internal', '10.20.3.4'), 'by range')
+  t.ok(policy.allows('127.0.0.1', '127.0.0.1'), 'by address')
+  t.notOk(policy.allows('other.internal', '10.21.0.1'))
+  t.notOk(policy.allows('evil.example', '169.254.169.254'))
+})
+
+test('the guarded DNS lookup refuses names that resolve to forbidden addresses', async (t) => {
+  const strict = new EgressPolicy([])
+  const resolve = (policy: EgressPolicy, host: string) => new Promise<string>((done, fail) => {
+    policy.lookup(host, {}, (error, address) => error === null ? done(String(address)) : fail(error))
+  })
+  await t.rejects(resolve(strict, 'localhost'), { code: 'EGRESS_FORBIDDEN' })
+  t.match(await resolve(new EgressPolicy(['localhost']), 'localhost'), /^(127\.0\.0\.1|::1)$/)
+  t.equal(await strict.check('https://localhost/x'), 'endpoint host localhost resolves to 127.0.0.1, which is loopback, private, link-local or reserved')
+})

@@ -1,0 +1,68 @@
+import { createHmac } from 'node:crypto'
+import { once } from 'node:events'
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize'
+
+export interface FakeBee {
+  url: string
+  mode: FakeBeeMode
+  /** What each call received. */
+  calls: Array<{ headers: IncomingHttpHeaders, body: string }>
+  /** Headers the fake adds to a successful answer. */
+  replyHeaders: Record<string, string>
+  close (): Promise<void>
+}
+
+/** Verifies Apiary's signature the way the README tells publishers to. */
+export function signatureIsValid (secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+  const timestamp = String(headers['x-apiary-timestamp'])
+  const expected = `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
+  return headers['x-apiary-signature'] === expected
+}
+
+/**
+ * A publisher's Bee on 127.0.0.1: it takes the JSON input Apiary forwards and answers with
+ * `{ "shout": <text in capitals>, "length": <its length> }`, or misbehaves as its mode says.
+ */
+export async function startFakeBee (): Promise<FakeBee> {
+  const hanging = new Set<ServerResponse>()
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString()
+      fake.calls.push({ headers: request.headers, body })
+      const json = (status: number, payload: string, headers: Record<string, string> = {}) => {
+        response.writeHead(status, { 'content-type': 'application/json', ...headers })
+        response.end(payload)
+      }
+      const text = String((JSON.parse(body) as { text?: unknown }).text ?? '')
+      switch (fake.mode) {
+        case 'slow': hanging.add(response); return
+        case 'error': return json(503, '{"error":"overloaded"}')
+        case 'invalid-output': return json(200, JSON.stringify({ shout: 42 }))
+        case 'not-json': return json(200, '<html>oops</html>')
+        case 'oversize': return json(200, JSON.stringify({ shout: 'A'.repeat(2 * 1024 * 1024), length: 1 }))
+        default: return json(200, JSON.stringify({ shout: text.toUpperCase(), length: text.length }), fake.replyHeaders)
+      }
+    })
+  })
+  const fake: FakeBee = {
+    url: '',
+    mode: 'ok',
+    calls: [],
+    replyHeaders: {},
+    close: async () => {
+      for (const response of hanging) response.destroy()
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close')
+    }
+  }
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shout`
+  return fake
+}
