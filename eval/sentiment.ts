@@ -1,10 +1,7 @@
 // Scores a sentiment analyzer on the REPORTING halves of the VADER ground-truth
 // sets, next to VADER's published numbers. The analyzer may be the in-process
-// function or a client of the HTTP Bee.
-//
-// Run directly (from the repository root) to evaluate analyzeSentiment:
-//   TS_NODE_TRANSPILE_ONLY=1 node --import @tapjs/typescript/import eval/sentiment.ts
-import { pathToFileURL } from 'node:url'
+// function or a client of the HTTP Bee. Run through eval/run.ts (`npm run eval`).
+import { mapConcurrent } from './concurrency.js'
 import { DEFAULT_DATA_DIR, SENTIMENT_SETS, loadSet, splitHalf, type PublishedScores } from './datasets.js'
 import {
   confidentHalfAccuracy, expectedCalibrationError, macroF1, paperPolarScores, pearson,
@@ -19,6 +16,10 @@ export interface EvaluateSentimentOptions {
   dataDir?: string
   /** Evaluate only these sets (by name); default all four. */
   sets?: readonly string[]
+  /** Texts in flight at once; above 1 only helps an asynchronous (HTTP) analyzer. Default 1. */
+  concurrency?: number
+  /** Untimed texts analysed first, so texts/s measures the steady state, not JIT compilation. Default 1000. */
+  warmUp?: number
 }
 
 export interface SentimentRow {
@@ -47,28 +48,26 @@ function signedScore (label: Label, output: SentimentOutput): number {
   return label === 'positive' ? output.confidence : label === 'negative' ? -output.confidence : 0
 }
 
-const WARM_UP_TEXTS = 1000
 
 export async function evaluateSentiment (analyze: SentimentAnalyzer, options: EvaluateSentimentOptions = {}): Promise<SentimentRow[]> {
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR
   const wanted = options.sets
+  const concurrency = options.concurrency ?? 1
   const rows: SentimentRow[] = []
   for (const set of SENTIMENT_SETS) {
     if (wanted !== undefined && !wanted.includes(set.name)) continue
     const items = splitHalf(set.name, loadSet(set, dataDir), 'reporting')
-    // Untimed warm-up so texts/s measures the steady state, not JIT compilation.
-    for (const item of items.slice(0, WARM_UP_TEXTS)) await analyze(item.text)
-    const predictions: ScoredPrediction[] = []
+    for (const item of items.slice(0, options.warmUp ?? 1000)) await analyze(item.text)
     const started = performance.now()
-    for (const item of items) {
-      const result = analyze(item.text)
-      // Awaiting a plain value still costs a microtask per text, which would
-      // understate the in-process throughput.
-      const output = result instanceof Promise ? await result : result
-      const label = toLabel(output.sentiment)
-      predictions.push({ rating: item.rating, label, confidence: output.confidence, score: signedScore(label, output) })
-    }
+    const outputs = concurrency > 1
+      ? await mapConcurrent(items, concurrency, async item => await analyze(item.text))
+      : await analyzeInOrder(analyze, items.map(item => item.text))
     const seconds = (performance.now() - started) / 1000
+    const predictions: ScoredPrediction[] = items.map((item, i) => {
+      const output = outputs[i]!
+      const label = toLabel(output.sentiment)
+      return { rating: item.rating, label, confidence: output.confidence, score: signedScore(label, output) }
+    })
     rows.push({
       set: set.name,
       items: items.length,
@@ -82,6 +81,17 @@ export async function evaluateSentiment (analyze: SentimentAnalyzer, options: Ev
     })
   }
   return rows
+}
+
+async function analyzeInOrder (analyze: SentimentAnalyzer, texts: readonly string[]): Promise<SentimentOutput[]> {
+  const outputs: SentimentOutput[] = []
+  for (const text of texts) {
+    const result = analyze(text)
+    // Awaiting a plain value still costs a microtask per text, which would
+    // understate the in-process throughput.
+    outputs.push(result instanceof Promise ? await result : result)
+  }
+  return outputs
 }
 
 const fixed = (value: number, digits = 3): string => value.toFixed(digits)
@@ -105,11 +115,3 @@ export function formatSentimentTable (rows: readonly SentimentRow[]): string {
   ].join(' | ') + ' |')
   return [...header, ...body].join('\n')
 }
-
-async function main (): Promise<void> {
-  // Imported lazily so HTTP-based callers of evaluateSentiment never load the wink model.
-  const { analyzeSentiment } = await import('../bees/sentiment-analyzer/analyze.js')
-  console.log(formatSentimentTable(await evaluateSentiment(analyzeSentiment)))
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main()

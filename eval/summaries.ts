@@ -1,19 +1,20 @@
 /*
- * Scores a summarizer with ROUGE over a folder of DIR/article/NAME.txt + DIR/summary/NAME.txt pairs, next to the
- * lead baseline (the text's first sentences), which is hard to beat on news because reporters put the gist first.
- *
- * Run on the bundled pairs (or pass another folder):
- *   node --import 'data:text/javascript,import { register } from "node:module"; import { pathToFileURL } from "node:url"; register("@isaacs/ts-node-temp-fork-for-pr-2009/esm", pathToFileURL("./"));' eval/summaries.ts [DIR]
+ * Scores summarizers with ROUGE over a folder of DIR/article/NAME.txt + DIR/summary/NAME.txt pairs, next to the lead
+ * baseline (the text's first sentences), which is hard to beat on news because reporters put the gist first. Run
+ * through eval/run.ts (`npm run eval -- --summaries DIR`).
  */
 import { readdir, readFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { splitSentences } from '../bees/text-summarizer/sentences.js'
-import { DEFAULT_MAX_WORDS, summarize as textRank } from '../bees/text-summarizer/summarize.js'
+import { DEFAULT_MAX_WORDS } from '../bees/text-summarizer/summarize.js'
 import { countWords, firstWords } from '../bees/text-summarizer/words.js'
 import { rougeScores, type RougeScores } from './rouge.js'
 
 export type Summarizer = (text: string, maxWords: number) => Promise<{ summary: string }> | { summary: string }
+
+export interface NamedSummarizer { name: string, summarize: Summarizer }
+
+export const LEAD_BASELINE = 'lead baseline'
 
 /** Mean F1 of one system at one budget over all documents. */
 export interface RougeRow extends RougeScores { system: string, budget: string, documents: number }
@@ -26,7 +27,8 @@ const BUDGETS: Budget[] = [
   { label: 'reference length', words: reference => countWords(reference) }
 ]
 
-export async function evaluateSummaries (dir: string, summarize: Summarizer): Promise<RougeRow[]> {
+/** Every system, then the lead baseline, at both budgets, each given the same article and word budget. */
+export async function evaluateSummaries (dir: string, systems: readonly NamedSummarizer[]): Promise<RougeRow[]> {
   const names = (await readdir(join(dir, 'article'))).filter(name => name.endsWith('.txt')).sort()
   if (names.length === 0) throw new Error(`No article/*.txt files in ${dir}`)
   const totals = new Map<string, RougeRow>()
@@ -35,10 +37,9 @@ export async function evaluateSummaries (dir: string, summarize: Summarizer): Pr
     const reference = await readFile(join(dir, 'summary', name), 'utf8')
     for (const budget of BUDGETS) {
       const words = budget.words(reference)
-      const candidates = [
-        { system: 'summarizer', summary: (await summarize(article, words)).summary },
-        { system: 'lead baseline', summary: leadSentences(article, words) }
-      ]
+      const candidates: { system: string, summary: string }[] = []
+      for (const { name, summarize } of systems) candidates.push({ system: name, summary: (await summarize(article, words)).summary })
+      candidates.push({ system: LEAD_BASELINE, summary: leadSentences(article, words) })
       for (const { system, summary } of candidates) add(totals, { system, budget: budget.label, documents: 1, ...rougeScores(summary, reference) })
     }
   }
@@ -84,9 +85,4 @@ function add (totals: Map<string, RougeRow>, row: RougeRow): void {
   total.rouge1 += row.rouge1
   total.rouge2 += row.rouge2
   total.rougeL += row.rougeL
-}
-
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const dir = process.argv[2] ?? fileURLToPath(new URL('data/summaries', import.meta.url))
-  console.log(formatRougeTable(await evaluateSummaries(dir, textRank)))
 }

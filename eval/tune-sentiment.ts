@@ -1,25 +1,28 @@
-// Fits the constants of TUNED_SENTIMENT_MODEL (bees/sentiment-analyzer/analyze.ts)
-// on the TUNING halves of the VADER ground-truth sets only, prints them, and
-// exits non-zero if analyze.ts holds different values.
+// Fits bees/sentiment-analyzer/sentiment-model.json on the TUNING halves of
+// the VADER ground-truth sets only. With --write it rewrites the file;
+// without, it exits non-zero if the file holds anything else.
 //
-// Run from the repository root (tap's bundled ts-node loader runs TypeScript
-// directly; npx tsx is not installed and Node 20 cannot strip types):
-//   TS_NODE_TRANSPILE_ONLY=1 node --import @tapjs/typescript/import eval/tune-sentiment.ts
+//   npx tsx eval/tune-sentiment.ts [--write]
 //
 // 1. Blend weight and neutral band: grid search maximising the worst margin,
 //    over the four sets, of (F1 - VADER's published F1) and (r - published r);
 //    ties go to the higher mean F1.
-// 2. Confidence: logistic regression of "label is right" on the calibration
-//    features of each polar prediction, every set weighted equally.
+// 2. Confidence: a word-feature logistic regression of "the rating is
+//    positive" (eval/sparse-logistic.ts), every set weighted equally. Its
+//    penalty is chosen by two-fold cross-validation inside the tuning halves,
+//    for the best mean accuracy on the most confident half; Platt scaling of
+//    the out-of-fold logits then makes the confidence a probability.
 // 3. Neutral confidence: how often a neutral prediction is right (gold exactly 0).
 import { pathToFileURL } from 'node:url'
-import { TUNED_SENTIMENT_MODEL } from '../bees/sentiment-analyzer/analyze.js'
-import { blendScore, calibrationFeatures, labelFor, type ConfidenceCalibration, type SentimentModel } from '../bees/sentiment-analyzer/model.js'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { blendScore, denseFeatures, labelFor, positiveLogit, type WordModel } from '../bees/sentiment-analyzer/model.js'
+import type { SentimentModelFile } from '../bees/sentiment-analyzer/model-file.js'
 import { extractSignals, type SentimentSignals } from '../bees/sentiment-analyzer/signals.js'
-import { SENTIMENT_SETS, loadSet, splitHalf, type SentimentSet } from './datasets.js'
-import { goldLabel, paperPolarScores, pearson } from './sentiment-metrics.js'
+import { SENTIMENT_SETS, fnv1a32, loadSet, splitHalf, type SentimentSet } from './datasets.js'
+import { confidentHalfAccuracy, goldLabel, paperPolarScores, pearson, type ScoredPrediction } from './sentiment-metrics.js'
+import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
 
-interface TuningItem { rating: number; signals: SentimentSignals }
+interface TuningItem { id: string; rating: number; signals: SentimentSignals }
 interface TuningSet { set: SentimentSet; items: TuningItem[] }
 
 const WEIGHT_GRID = Array.from({ length: 101 }, (_, i) => i / 100)
@@ -30,7 +33,7 @@ const L2 = 1e-3
 export function loadTuningSets (): TuningSet[] {
   return SENTIMENT_SETS.map(set => ({
     set,
-    items: splitHalf(set.name, loadSet(set), 'tuning').map(item => ({ rating: item.rating, signals: extractSignals(item.text) }))
+    items: splitHalf(set.name, loadSet(set), 'tuning').map(item => ({ id: item.id, rating: item.rating, signals: extractSignals(item.text) }))
   }))
 }
 
@@ -64,20 +67,6 @@ export function tuneBlend (sets: readonly TuningSet[]): { vaderWeight: number; n
 }
 
 interface Observation { features: number[]; correct: number; weight: number }
-
-function observations (sets: readonly TuningSet[], vaderWeight: number, neutralBand: number, polar: boolean): Observation[] {
-  const out: Observation[] = []
-  for (const { items } of sets) {
-    const chosen = items.flatMap(item => {
-      const score = blendScore(item.signals, vaderWeight)
-      const label = labelFor(score, neutralBand)
-      if ((label !== 'neutral') !== polar) return []
-      return [{ features: [1, ...calibrationFeatures(item.signals, score)], correct: label === goldLabel(item.rating) ? 1 : 0 }]
-    })
-    for (const o of chosen) out.push({ ...o, weight: 1 / chosen.length })
-  }
-  return out
-}
 
 /** Weighted logistic regression by Newton's method; deterministic, converges in a few steps. */
 export function fitLogistic (data: readonly Observation[], iterations = 50): number[] {
@@ -125,25 +114,118 @@ function solve (matrix: number[][], rhs: number[]): number[] {
 
 const round = (value: number, digits: number): number => Number(value.toFixed(digits))
 
-export function tuneSentimentModel (sets: readonly TuningSet[]): { model: SentimentModel; worstMargin: number } {
-  const { vaderWeight, neutralBand, worstMargin } = tuneBlend(sets)
-  const [intercept = 0, magnitude = 0, agreement = 0, socialCues = 0, logWords = 0] =
-    fitLogistic(observations(sets, vaderWeight, neutralBand, true)).map(b => round(b, 3))
-  const calibration: ConfidenceCalibration = { intercept, magnitude, agreement, socialCues, logWords }
-  const neutral = observations(sets, vaderWeight, neutralBand, false)
-  const totalWeight = neutral.reduce((sum, o) => sum + o.weight, 0)
-  const neutralConfidence = totalWeight === 0
-    ? 0
-    : round(neutral.reduce((sum, o) => sum + o.weight * o.correct, 0) / totalWeight, 3)
-  return { model: { vaderWeight, neutralBand, calibration, neutralConfidence }, worstMargin }
+const LAMBDA_GRID = [3e-4, 1e-3, 3e-3]
+const ITERATIONS = 600
+const MIN_WORD_COUNT = 2
+const WEIGHT_DIGITS = 4
+
+// The split's hash decides the tuning half by its lowest bit (which, for
+// FNV-1a, is a parity of the input bytes and so is the same for any salt);
+// the highest bit is independent of it and splits the tuning half in two.
+const foldOf = (set: SentimentSet, item: TuningItem): number => fnv1a32(`${set.name}:${item.id}`) >>> 31
+
+function examples (sets: readonly TuningSet[], keep: (set: SentimentSet, item: TuningItem) => boolean): Example[] {
+  return sets.flatMap(({ set, items }) => {
+    const polar = items.filter(item => item.rating !== 0 && keep(set, item))
+    return polar.map(item => ({
+      dense: denseFeatures(item.signals),
+      words: item.signals.words,
+      positive: item.rating > 0 ? 1 : 0,
+      weight: 1 / polar.length
+    }))
+  })
 }
 
+const asWordModel = (fit: LogisticFit): WordModel => ({ ...fit, scale: 1, shift: 0 })
+
+/** Out-of-fold logit of every tuning item, from models fitted on the other fold. */
+function outOfFoldLogits (sets: readonly TuningSet[], lambda: number): number[][] {
+  const logits = sets.map(({ items }) => new Array<number>(items.length).fill(0))
+  for (const fold of [0, 1]) {
+    const fit = asWordModel(fitSparseLogistic(examples(sets, (set, item) => foldOf(set, item) !== fold),
+      { lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }))
+    sets.forEach(({ set, items }, s) => items.forEach((item, i) => {
+      if (foldOf(set, item) === fold) logits[s]![i] = positiveLogit(item.signals, fit)
+    }))
+  }
+  return logits
+}
+
+function blendPredictions (sets: readonly TuningSet[], vaderWeight: number, neutralBand: number, logits: number[][]): ScoredPrediction[][] {
+  return sets.map(({ items }, s) => items.map((item, i) => {
+    const score = blendScore(item.signals, vaderWeight)
+    const label = labelFor(score, neutralBand)
+    const z = logits[s]![i]!
+    const confidence = label === 'neutral' ? -Infinity : label === 'positive' ? z : -z
+    return { rating: item.rating, label, confidence, score }
+  }))
+}
+
+function plattScaling (predictions: readonly ScoredPrediction[][]): { shift: number; scale: number } {
+  const data: Observation[] = predictions.flatMap(set => {
+    const polar = set.filter(p => p.label !== 'neutral')
+    return polar.map(p => ({ features: [1, p.confidence], correct: p.label === goldLabel(p.rating) ? 1 : 0, weight: 1 / polar.length }))
+  })
+  const [shift = 0, scale = 1] = fitLogistic(data)
+  return { shift: round(shift, 3), scale: round(scale, 3) }
+}
+
+export interface TuningReport { file: SentimentModelFile; worstMargin: number; lambda: number; crossValidated: number[] }
+
+export function tuneSentimentModel (sets: readonly TuningSet[]): TuningReport {
+  const { vaderWeight, neutralBand, worstMargin } = tuneBlend(sets)
+  let best = { lambda: 0, mean: -Infinity, perSet: [] as number[], logits: [] as number[][] }
+  for (const lambda of LAMBDA_GRID) {
+    const logits = outOfFoldLogits(sets, lambda)
+    const perSet = blendPredictions(sets, vaderWeight, neutralBand, logits).map(confidentHalfAccuracy)
+    const mean = perSet.reduce((sum, a) => sum + a, 0) / perSet.length
+    if (mean > best.mean + 1e-12) best = { lambda, mean, perSet, logits }
+  }
+  const { shift, scale } = plattScaling(blendPredictions(sets, vaderWeight, neutralBand, best.logits))
+  const fit = fitSparseLogistic(examples(sets, () => true), { lambda: best.lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT })
+  const words = [...fit.words].map(([word, w]) => [word, round(w, WEIGHT_DIGITS)] as const)
+    .filter(([, w]) => w !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const file: SentimentModelFile = {
+    vaderWeight,
+    neutralBand,
+    neutralConfidence: neutralConfidence(sets, vaderWeight, neutralBand),
+    dense: fit.dense.map(w => round(w, WEIGHT_DIGITS)),
+    scale,
+    shift,
+    words: words.map(([word]) => word),
+    weights: words.map(([, w]) => w)
+  }
+  return { file, worstMargin, lambda: best.lambda, crossValidated: best.perSet }
+}
+
+function neutralConfidence (sets: readonly TuningSet[], vaderWeight: number, neutralBand: number): number {
+  let weighted = 0
+  let total = 0
+  for (const { items } of sets) {
+    const neutral = items.filter(item => labelFor(blendScore(item.signals, vaderWeight), neutralBand) === 'neutral')
+    if (neutral.length === 0) continue
+    weighted += neutral.filter(item => goldLabel(item.rating) === 'neutral').length / neutral.length
+    total += 1
+  }
+  return total === 0 ? 0 : round(weighted / total, 3)
+}
+
+export const MODEL_FILE = new URL('../bees/sentiment-analyzer/sentiment-model.json', import.meta.url)
+
 async function main (): Promise<void> {
-  const { model, worstMargin } = tuneSentimentModel(loadTuningSets())
-  console.log(`worst margin over VADER's published F1 and r, tuning halves: ${worstMargin.toFixed(4)}`)
-  console.log('TUNED_SENTIMENT_MODEL =', JSON.stringify(model, null, 2))
-  if (JSON.stringify(model) !== JSON.stringify(TUNED_SENTIMENT_MODEL)) {
-    console.error('analyze.ts holds different values: copy the ones above into TUNED_SENTIMENT_MODEL.')
+  const sets = loadTuningSets()
+  const { file, worstMargin, lambda, crossValidated } = tuneSentimentModel(sets)
+  console.log(`blend: vaderWeight ${file.vaderWeight}, neutralBand ${file.neutralBand}; worst margin over VADER's published F1 and r: ${worstMargin.toFixed(4)}`)
+  console.log(`word model: lambda ${lambda}, ${file.words.length} words; out-of-fold confident-half accuracy ` +
+    sets.map(({ set }, s) => `${set.name} ${crossValidated[s]!.toFixed(3)}`).join(', '))
+  console.log(`Platt scaling: shift ${file.shift}, scale ${file.scale}; neutral confidence ${file.neutralConfidence}`)
+  const json = JSON.stringify(file) + '\n'
+  if (process.argv.includes('--write')) {
+    writeFileSync(MODEL_FILE, json)
+    console.log(`wrote ${MODEL_FILE.pathname}`)
+  } else if (readFileSync(MODEL_FILE, 'utf8') !== json) {
+    console.error('sentiment-model.json differs from this fit: rerun with --write.')
     process.exitCode = 1
   }
 }

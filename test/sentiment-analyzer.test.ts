@@ -5,6 +5,8 @@ import { SENTIMENT_MAX_CHARS, analyzeSentiment } from '../bees/sentiment-analyze
 import { looksNonEnglish } from '../bees/sentiment-analyzer/language.js'
 import { normalizeText } from '../bees/sentiment-analyzer/signals.js'
 import { vaderCompound } from '../bees/sentiment-analyzer/vader-compound.js'
+import { wordFeatures } from '../bees/sentiment-analyzer/word-features.js'
+import { fitSparseLogistic } from '../eval/sparse-logistic.js'
 import { SENTIMENT_SETS, fnv1a32, isTuningItem, loadSet, parseGroundTruth, splitHalf } from '../eval/datasets.js'
 
 test('clear positive and negative sentences get the right label and sign', async t => {
@@ -127,4 +129,29 @@ test('the tuning/reporting split is stable and roughly half and half', async t =
     const share = tuning.length / items.length
     t.ok(share > 0.45 && share < 0.55, `${set.name}: tuning share ${share.toFixed(3)}`)
   }
+})
+
+test('word features: unigrams, bigrams, and negation scope up to punctuation or a contrast', async t => {
+  t.same(wordFeatures("Not good, but fun!"), ['not', '~good', 'not good', 'but', 'fun', 'but fun', '!'])
+  t.same(wordFeatures("I didn’t like it"), ['i', "didn't", "i didn't", '~like', "didn't like", '~it', 'like it'])
+  t.same(wordFeatures(''), [])
+})
+
+test('the word model fit is deterministic and learns which words mean what', async t => {
+  const examples = ['great fun', 'great cast', 'dull plot', 'dull cast'].map((text, i) => ({
+    dense: [1], words: wordFeatures(text), positive: i < 2 ? 1 : 0, weight: 1
+  }))
+  const options = { lambda: 1e-3, iterations: 200, minCount: 1 }
+  const fit = fitSparseLogistic(examples, options)
+  t.same(fitSparseLogistic(examples, options), fit)
+  t.ok(fit.words.get('great')! > 0 && fit.words.get('dull')! < 0)
+  t.notOk(fitSparseLogistic(examples, { ...options, minCount: 2 }).words.has('fun'), 'words seen once get no weight')
+})
+
+test('the confidence model ranks a lexicon label it has learnt to distrust below a clear one', async t => {
+  // VADER reads "predictable" as neutral and "funny" as positive; in reviews a predictable comedy is a pan.
+  const clear = analyzeSentiment('A wonderful, moving film with a superb cast.')
+  const doubtful = analyzeSentiment('Predictable and only funny in the trailer.')
+  t.equal(clear.sentiment, 'positive')
+  t.ok(clear.confidence > doubtful.confidence, `${clear.confidence} > ${doubtful.confidence}`)
 })

@@ -225,3 +225,41 @@ test(`a ${SUMMARY_MAX_CHARS.toLocaleString('en')}-character input is summarized 
   t.ok(seconds < 5, `took ${seconds.toFixed(3)} s`)
   checkContract(text, 150, result)
 })
+
+/** `words` words of prose-like text: sentences of 6 to 25 words, from a fixed LCG. */
+function generatedText (words: number): string {
+  let seed = 12345
+  const next = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+    return (seed >>> 8) % n
+  }
+  const sentences: string[] = []
+  for (let written = 0; written < words;) {
+    const length = Math.min(6 + next(20), words - written)
+    // Mostly rare words, as in real prose, so the term matrix is realistically sparse.
+    const sentence = Array.from({ length }, () => next(4) === 0 ? VOCABULARY[next(VOCABULARY.length)] ?? '' : `term${next(5000)}`)
+    sentences.push(`${sentence.join(' ')}.`)
+    written += length
+  }
+  return sentences.join(' ')
+}
+
+test('time grows about linearly with the text: 1k, 10k and 100k words', async (t) => {
+  // The best of a few runs: the least disturbed by other work on a shared machine.
+  const bestSeconds = (text: string, runs: number): number => {
+    let best = Infinity
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now()
+      summarize(text)
+      best = Math.min(best, (performance.now() - started) / 1000)
+    }
+    return best
+  }
+  const texts = [1_000, 10_000, 100_000].map(generatedText)
+  bestSeconds(texts[1] ?? '', 2)
+  const [small = 0, medium = 0, large = 0] = [bestSeconds(texts[0] ?? '', 5), bestSeconds(texts[1] ?? '', 5), bestSeconds(texts[2] ?? '', 3)]
+  t.comment(`1k words ${(small * 1000).toFixed(1)} ms, 10k ${(medium * 1000).toFixed(1)} ms, 100k ${(large * 1000).toFixed(1)} ms; ` +
+    `ratios ${(medium / small).toFixed(1)} and ${(large / medium).toFixed(1)} per tenfold`)
+  // Linear growth gives about 10 per tenfold, quadratic 100; 40 leaves room for noise without letting n² through.
+  t.ok(large < 40 * medium, `100k words took ${(large / medium).toFixed(1)} times the 10k time`)
+})

@@ -1,9 +1,10 @@
-// Raw evidence about one text: the two libraries' polarity scores plus the few
-// surface features the confidence calibration uses. No tuned constants here.
+// Raw evidence about one text: the two libraries' polarity scores plus the
+// surface and word features the confidence model uses. No tuned constants here.
 import winkNLP from 'wink-nlp'
 import model from 'wink-eng-lite-web-model'
 import { looksNonEnglish } from './language.js'
 import { vaderCompound } from './vader-compound.js'
+import { wordFeatures } from './word-features.js'
 
 // Loading the model is slow; do it once. Only the annotations the sentiment
 // score depends on are run: two to three times faster than the default pipe,
@@ -20,6 +21,8 @@ export interface SentimentSignals {
   socialCues: boolean
   wordCount: number
   nonEnglish: boolean
+  /** Distinct word features (see word-features.ts). */
+  words: readonly string[]
 }
 
 const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
@@ -48,7 +51,8 @@ export function extractSignals (text: string): SentimentSignals {
     wink: Number(nlp.readDoc(clean).out(its.sentiment)),
     socialCues: SOCIAL_CUES.test(clean),
     wordCount: countWords(clean),
-    nonEnglish: looksNonEnglish(clean)
+    nonEnglish: looksNonEnglish(clean),
+    words: [...new Set(wordFeatures(clean))]
   }
 }
 
