@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util'
+import type { LoadSettings } from './load.js'
+import { isPostgresUrl } from './postgres.js'
+
+export interface BenchOptions {
+  quick: boolean
+  load: LoadSettings
+  coldStarts: number
+  /** Only the scenarios whose title contains one of these words (for profiling one load); null for all. */
+  only: string[] | null
+  /** Runs the service under --cpu-prof, writing its profile here. */
+  cpuProfDir: string | null
+  /** The invocation, for the results file. */
+  command: string
+}
+
+export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration SECONDS] [--connections N]
+                        [--only WORD[,WORD…]] [--cpu-prof DIR]
+  --quick        1 round of 1.5 s per side and 2 cold starts; writes bench/RESULTS.quick.md
+  --only         run only the scenarios whose title contains a word (e.g. --only paid); writes no results file
+  --cpu-prof     run the service with node --cpu-prof into DIR (skews timings); writes no results file
+With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL.`
+
+function positive (name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  const number = Number(value)
+  if (!Number.isFinite(number) || number <= 0) throw new Error(`--${name} must be a positive number, got ${value}`)
+  return number
+}
+
+/** Host and database only: the URL may hold a password, and the results file is committed. */
+function redacted (url: string): string {
+  const { protocol, host, pathname } = new URL(url)
+  return `${protocol}//…@${host}${pathname}`
+}
+
+export function parseOptions (argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string' },
+      'cpu-prof': { type: 'string' }
+    }
+  })
+  const quick = values.quick === true
+  const invocation = process.env.npm_lifecycle_event === 'bench'
+    ? ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ')
+    : ['tsx bench/run.ts', ...argv].join(' ')
+  const databaseUrl = process.env.DATABASE_URL
+  return {
+    quick,
+    load: {
+      connections: Math.round(positive('connections', values.connections, 50)),
+      rounds: Math.round(positive('rounds', values.rounds, quick ? 1 : 3)),
+      seconds: positive('duration', values.duration, quick ? 1.5 : 5),
+      warmupSeconds: quick ? 0.5 : 1
+    },
+    coldStarts: quick ? 2 : 5,
+    only: values.only === undefined ? null : values.only.split(',').filter((word) => word !== ''),
+    cpuProfDir: values['cpu-prof'] ?? null,
+    command: isPostgresUrl(databaseUrl) ? `DATABASE_URL=${redacted(databaseUrl)} ${invocation}` : invocation
+  }
+}

@@ -1,0 +1,91 @@
+import { cpus, platform, release, totalmem } from 'node:os'
+import type { ColdStart } from './cold-start.js'
+import type { Comparison, LoadSettings } from './load.js'
+
+export const PEAK_RSS_TARGET_BYTES = 150e6
+export const COLD_START_TARGET = 1.5
+
+export interface ScenarioResult {
+  title: string
+  baselineName: string
+  target: number
+  comparison: Comparison
+}
+
+export interface Results {
+  date: Date
+  command: string
+  load: LoadSettings
+  scenarios: ScenarioResult[]
+  peakRssBytes: number | null
+  coldStart: ColdStart | null
+  /** Parts that did not run, with why. */
+  skipped: string[]
+  /** Anything that makes a figure unusable, such as non-2xx answers under load. */
+  problems: string[]
+}
+
+const verdict = (met: boolean) => met ? 'met' : '**missed**'
+const rps = (value: number) => Math.round(value).toLocaleString('en-US')
+const ms = (value: number) => value.toFixed(value < 10 ? 1 : 0)
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
+
+function machine (): string {
+  const cores = cpus()
+  const model = cores[0]?.model.trim() ?? 'unknown CPU'
+  return `${model} × ${cores.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}`
+}
+
+function throughputTable (scenarios: ScenarioResult[]): string[] {
+  const rows = scenarios.map(({ title, baselineName, target, comparison: { service, baseline, ratio } }) =>
+    `| ${title} | ${baselineName} | ≥ ${target.toFixed(2)} | ${ratio.toFixed(2)} | ${verdict(ratio >= target)} | ` +
+    `${rps(service.rps)} | ${rps(baseline.rps)} | ${ms(service.p50)} / ${ms(service.p99)} | ${ms(baseline.p50)} / ${ms(baseline.p99)} |`)
+  return [
+    '| Scenario | Baseline | Target | Ratio | | Apiary req/s | Baseline req/s | Apiary p50 / p99 ms | Baseline p50 / p99 ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows
+  ]
+}
+
+function resourceTable ({ peakRssBytes, coldStart }: Results): string[] {
+  const rss = peakRssBytes === null
+    ? '| Peak RSS of the service over the run (VmHWM) | ≤ 150 MB | n/a (no /proc) | | |'
+    : `| Peak RSS of the service over the run (VmHWM) | ≤ 150 MB | ${megabytes(peakRssBytes)} | ${verdict(peakRssBytes <= PEAK_RSS_TARGET_BYTES)} | |`
+  const rows = [rss]
+  if (coldStart !== null) {
+    rows.push(`| Cold start, spawn → first 200 on /health (median of ${coldStart.spawns}) | ≤ ${COLD_START_TARGET} × bare Fastify | ` +
+      `${coldStart.ratio.toFixed(2)} × | ${verdict(coldStart.ratio <= COLD_START_TARGET)} | ` +
+      `Apiary ${ms(coldStart.serviceMs)} ms, bare Fastify ${ms(coldStart.baselineMs)} ms |`)
+  }
+  return ['| Measure | Target | Value | | Absolute (this machine) |', '|---|---|---|---|---|', ...rows]
+}
+
+/** The results as Markdown: the file's content, and what the run prints. */
+export function renderResults (results: Results): string {
+  const { load } = results
+  const lines = [
+    '# Apiary benchmark results',
+    '',
+    `- Date: ${results.date.toISOString()}`,
+    `- Node: ${process.version}`,
+    `- Machine: ${machine()}`,
+    `- Command: \`${results.command}\``,
+    `- Load: autocannon in the runner's process, each server in its own; ${load.connections} connections, pipelining 1; ` +
+      `${load.rounds} interleaved round(s) of ${load.seconds} s per side after ${load.warmupSeconds} s of warm-up per side; ` +
+      'req/s and latencies are medians over rounds. Apiary logs at info to a file, as operators run it.',
+    '',
+    'Ratios are service / baseline from this one run. Absolute figures are this machine\'s only (2 cores, shared and ' +
+      'noisy): compare ratios, not req/s, between runs and machines. 1 MB = 10^6 bytes.',
+    '',
+    '## Throughput',
+    '',
+    ...throughputTable(results.scenarios),
+    '',
+    '## Resources',
+    '',
+    ...resourceTable(results)
+  ]
+  if (results.skipped.length > 0) lines.push('', '## Skipped', '', ...results.skipped.map((reason) => `- ${reason}`))
+  if (results.problems.length > 0) lines.push('', '## Problems (figures affected are not meaningful)', '', ...results.problems.map((problem) => `- ${problem}`))
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,33 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { Target } from './load.js'
+import type { Scenario } from './scenarios.js'
+
+async function send ({ url, method, headers, body }: Target): Promise<{ status: number, text: string }> {
+  const response = await fetch(url, { method, headers, body })
+  return { status: response.status, text: await response.text() }
+}
+
+/** The envelope without its timestamp, which differs between any two calls. */
+function comparable (text: string): unknown {
+  const { timestamp, ...rest } = JSON.parse(text) as Record<string, unknown>
+  return { ...rest, timestamp: typeof timestamp }
+}
+
+/**
+ * Throws unless both sides answer 2xx with the same content: a ratio between two servers that do different
+ * work, or between a 200 and an error page, would mean nothing.
+ */
+export async function checkSameAnswer (scenario: Scenario): Promise<void> {
+  const [service, baseline] = await Promise.all([send(scenario.service), send(scenario.baseline)])
+  for (const [side, answer] of [['service', service], ['baseline', baseline]] as const) {
+    if (answer.status < 200 || answer.status > 299) {
+      throw new Error(`${scenario.title}: the ${side} answered ${answer.status}: ${answer.text.slice(0, 500)}`)
+    }
+  }
+  const same = scenario.service.method === 'GET'
+    ? service.text === baseline.text
+    : isDeepStrictEqual(comparable(service.text), comparable(baseline.text))
+  if (!same) {
+    throw new Error(`${scenario.title}: service and baseline answer differently:\n${service.text}\n${baseline.text}`)
+  }
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type Server, startServer } from './children.js'
+
+/** One admin token per run: it only ever reaches child processes of this run. */
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`
+/** 1e9 sentiment calls at the default price: a run can never drain it into a 402 storm. */
+const WALLET_BALANCE = 1_000_000
+const SERVER_SCRIPT = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
+
+export interface ServiceSpec {
+  name: string
+  databaseUrl: string
+  /** Where its log goes. */
+  dir: string
+  /** Extra `node` flags, such as --cpu-prof. */
+  nodeFlags?: string[]
+}
+
+/** What the service answered to one GET, byte for byte (the body base64-encoded). */
+export interface Captured {
+  status: number
+  contentType: string
+  body: string
+}
+
+/** Starts the built service the way `npm start` does, logging at info as operators run it. */
+export function startService ({ name, databaseUrl, dir, nodeFlags = [] }: ServiceSpec): Promise<Server> {
+  return startServer({
+    name,
+    args: [...nodeFlags, SERVER_SCRIPT],
+    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ADMIN_TOKEN },
+    logFile: join(dir, `${name}.log`)
+  })
+}
+
+/** Creates a funded wallet through the admin API and returns its token. */
+export async function fundedWallet (url: string): Promise<string> {
+  const response = await fetch(`${url}/api/wallets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ balance: WALLET_BALANCE, label: 'benchmark' })
+  })
+  if (response.status !== 201) throw new Error(`creating a wallet answered ${response.status}: ${await response.text()}`)
+  const { token } = await response.json() as { token: string }
+  return token
+}
+
+export async function capture (url: string): Promise<Captured> {
+  const response = await fetch(url)
+  const body = Buffer.from(await response.arrayBuffer())
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.toString()}`)
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: body.toString('base64') }
+}
