@@ -11,7 +11,7 @@ import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import registry from '../plugins/registry.js'
-import requestId from '../plugins/request-id.js'
+import accessLog, { OneLineRequestLog } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './routes/bees.js'
@@ -32,7 +32,8 @@ export function serverOptions (config: Config): FastifyServerOptions {
     genReqId: () => randomUUID(),
     // A gateway sits in front: trust it for the client address in logs.
     trustProxy: true,
-    return503OnClosing: true
+    return503OnClosing: true,
+    logController: new OneLineRequestLog()
   }
 }
 
@@ -41,7 +42,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(configPlugin, { config })
   await fastify.register(validation)
   await fastify.register(errors)
-  await fastify.register(requestId)
+  await fastify.register(accessLog)
   await fastify.register(registry)
   await fastify.register(openapi)
 

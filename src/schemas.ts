@@ -13,6 +13,14 @@ export const NullableString = (options: { description: string }) =>
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description: string, default?: T[number] }) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 
+/** Text input of a language Bee: not empty, not only white space, at most `maxChars` characters. */
+export const TextInput = (purpose: string, maxChars: number) => Type.String({
+  minLength: 1,
+  maxLength: maxChars,
+  pattern: '\\S',
+  description: `Text to ${purpose}, 1 to ${maxChars} characters, not only white space.`
+})
+
 export const BeeId = Type.String({
   pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
   maxLength: 64,

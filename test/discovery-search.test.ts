@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { build } from './helper.js'
+import { ADMIN_TOKEN, build } from './helper.js'
 import { startFakeBee } from './fake-bee.js'
 import { beeBody, createPublisher, publish } from './publishing-helper.js'
 
@@ -101,4 +101,19 @@ test('the endpoint is checked again at call time, at the address actually connec
   t.equal(response.statusCode, 502)
   t.equal(response.json().code, 'BEE_ENDPOINT_FORBIDDEN')
   t.equal(fake.calls.length, 0, 'nothing was sent')
+})
+
+test('a Bee\'s detail carries an ETag that changes when the Bee changes', async (t) => {
+  const app = await build(t)
+  const first = await app.inject('/api/bees/text-summarizer')
+  const etag = first.headers.etag as string
+  t.match(etag, /^"[A-Za-z0-9_-]+"$/)
+  t.equal((await app.inject({ url: '/api/bees/text-summarizer', headers: { 'if-none-match': etag } })).statusCode, 304)
+  t.not((await app.inject('/api/bees/weather-sensor')).headers.etag, etag, 'each Bee its own')
+  await app.inject({
+    method: 'PATCH', url: '/api/bees/text-summarizer', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { status: 'inactive' }
+  })
+  const changed = await app.inject({ url: '/api/bees/text-summarizer', headers: { 'if-none-match': etag } })
+  t.equal(changed.statusCode, 200)
+  t.equal(changed.json().status, 'inactive')
 })

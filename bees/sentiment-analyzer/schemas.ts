@@ -1,14 +1,9 @@
 import { Type } from 'typebox'
-import { StringEnum } from '../../src/schemas.js'
+import { StringEnum, TextInput } from '../../src/schemas.js'
 import { SENTIMENT_MAX_CHARS } from './analyze.js'
 
 export const SentimentInput = Type.Object({
-  text: Type.String({
-    minLength: 1,
-    maxLength: SENTIMENT_MAX_CHARS,
-    pattern: '\\S',
-    description: `Text to classify, 1 to ${SENTIMENT_MAX_CHARS} characters, not only white space.`
-  })
+  text: TextInput('classify', SENTIMENT_MAX_CHARS)
 }, { description: 'Text to classify.' })
 
 export const SentimentOutput = Type.Object({

@@ -1,13 +1,9 @@
 import { Type } from 'typebox'
+import { TextInput } from '../../src/schemas.js'
 import { DEFAULT_MAX_WORDS, SUMMARY_MAX_CHARS } from './summarize.js'
 
 export const SummaryInput = Type.Object({
-  text: Type.String({
-    minLength: 1,
-    maxLength: SUMMARY_MAX_CHARS,
-    pattern: '\\S',
-    description: `Text to summarize, 1 to ${SUMMARY_MAX_CHARS} characters, not only white space.`
-  }),
+  text: TextInput('summarize', SUMMARY_MAX_CHARS),
   maxLength: Type.Optional(Type.Integer({
     minimum: 1,
     default: DEFAULT_MAX_WORDS,

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely'
-import pg from 'pg'
+import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely'
+import { type Debit, postgresDebit, sqliteDebit } from './debit.js'
 import { migrationsFor, type Dialect } from './migrations.js'
 import { createSqlStore } from './sql-store.js'
 import type { LedgerStore } from './store.js'
@@ -20,17 +20,41 @@ export function sqlitePath (databaseUrl: string): string {
   return databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : databaseUrl
 }
 
-function postgres (url: string, poolSize: number): Kysely<Tables> {
+interface Connected { db: Kysely<Tables>, debit: () => Debit }
+
+// pg is loaded only when a PostgreSQL URL asks for it: the embedded default starts lighter without it.
+async function postgres (url: string, poolSize: number): Promise<Connected> {
+  const { default: pg } = await import('pg')
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     // bigint (OID 20) holds micro-units; every value we store is a safe integer.
     types: { getTypeParser: (oid: number, format?: any) => oid === 20 ? Number : pg.types.getTypeParser(oid, format) }
   })
-  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
+  return { db, debit: () => postgresDebit(db) }
 }
 
-function sqlite (path: string): Kysely<Tables> {
+/**
+ * Kysely's SQLite driver prepares every statement anew; the queries it builds are few and their
+ * text repeats, so statements are prepared once per text and reused.
+ */
+function withStatementCache (database: Database.Database): SqliteDatabase {
+  const statements = new Map<string, ReturnType<Database.Database['prepare']>>()
+  return {
+    close: () => database.close(),
+    prepare (text) {
+      let statement = statements.get(text)
+      if (statement === undefined) {
+        statement = database.prepare(text)
+        if (statements.size < 1000) statements.set(text, statement)
+      }
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>
+    }
+  }
+}
+
+function sqlite (path: string): Connected {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const database = new Database(path)
   database.pragma('journal_mode = WAL')
@@ -39,7 +63,8 @@ function sqlite (path: string): Kysely<Tables> {
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
-  return new Kysely<Tables>({ dialect: new SqliteDialect({ database }) })
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
+  return { db, debit: () => sqliteDebit(db, database) }
 }
 
 /**
@@ -48,11 +73,12 @@ function sqlite (path: string): Kysely<Tables> {
  */
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<LedgerStore> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
-  const db = dialect === 'postgres' ? postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
+  const { db, debit } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
   const { error } = await new Migrator({ db, provider: migrationsFor(dialect) }).migrateToLatest()
   if (error !== undefined) {
     await db.destroy()
     throw error
   }
-  return createSqlStore(db, dialect, () => db.destroy())
+  // The debit's statements are prepared against the migrated schema.
+  return createSqlStore(db, dialect, debit(), () => db.destroy())
 }

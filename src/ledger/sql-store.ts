@@ -3,8 +3,9 @@ import { invalidCursor } from '../errors.js'
 import { fromMicros } from '../money.js'
 import type { JournalEntry, Wallet } from '../schemas.js'
 import { createCatalogStore } from './catalog-store.js'
+import type { Debit } from './debit.js'
 import type { Dialect } from './migrations.js'
-import type { ChargeOutcome, ChargeRequest, LedgerStore, Page, PageRequest } from './store.js'
+import type { ChargeOutcome, LedgerStore, Page, PageRequest } from './store.js'
 import type { Tables } from './tables.js'
 
 type WalletRow = Selectable<Tables['wallets']>
@@ -47,57 +48,13 @@ function page<T> (rows: T[], limit: number, keyOf: (row: T) => string | number):
 }
 
 /** The ledger over Kysely: the same queries on SQLite and PostgreSQL. */
-export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, close: () => Promise<void>): LedgerStore {
+export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Debit, close: () => Promise<void>): LedgerStore {
   const walletByToken = (tokenHash: string) =>
     db.selectFrom('wallets').select(walletColumns).where('token_hash', '=', tokenHash).executeTakeFirst()
 
   const credit = (trx: Transaction<Tables>, walletId: string, micros: number) =>
     trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) }))
       .where('id', '=', walletId).returning(walletColumns).executeTakeFirst()
-
-  /**
-   * The hot path, and the one query the dialects force apart. PostgreSQL: one statement, one round
-   * trip, the debit and the journal row together in a data-modifying CTE. SQLite is in-process (no
-   * round trip to save) and has no UPDATE in a CTE: the two statements run in one transaction, which
-   * SQLite serializes with every other writer.
-   */
-  const debit: (request: ChargeRequest) => Promise<{ id: number, wallet_id: string, balance: number } | undefined> =
-    dialect === 'postgres'
-      ? async (request) => {
-        const result = await sql<{ id: number, wallet_id: string, balance: number }>`
-          WITH debited AS (
-            UPDATE wallets SET balance = balance - ${request.micros}
-            WHERE token_hash = ${request.tokenHash} AND currency = ${request.currency}
-              AND frozen = 0 AND balance >= ${request.micros}
-            RETURNING id, balance
-          )
-          INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at)
-          SELECT id, 'charge', ${request.micros}, ${request.beeId}, ${request.requestId}, ${request.idempotencyKey}, ${now()}
-          FROM debited
-          RETURNING id, wallet_id, (SELECT balance FROM debited) AS balance`.execute(db)
-        return result.rows[0]
-      }
-      : async (request) => db.transaction().execute(async (trx) => {
-        const debited = await trx.updateTable('wallets')
-          .set((eb) => ({ balance: eb('balance', '-', request.micros) }))
-          .where('token_hash', '=', request.tokenHash)
-          .where('currency', '=', request.currency)
-          .where('frozen', '=', 0)
-          .where('balance', '>=', request.micros)
-          .returning(['id', 'balance'])
-          .executeTakeFirst()
-        if (debited === undefined) return undefined
-        const entry = await trx.insertInto('journal').values({
-          wallet_id: debited.id,
-          kind: 'charge',
-          amount: request.micros,
-          bee_id: request.beeId,
-          request_id: request.requestId,
-          idempotency_key: request.idempotencyKey,
-          created_at: now()
-        }).returning('id').executeTakeFirstOrThrow()
-        return { id: entry.id, wallet_id: debited.id, balance: debited.balance }
-      })
 
   return {
     dialect,

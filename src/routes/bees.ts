@@ -25,6 +25,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
   // The bare discovery answer changes only with the registry: serialized once per registry version.
   let bare: { version: number, body: string, etag: string } | null = null
+  // A record object is replaced whenever its Bee changes, so a cache keyed by it never serves stale bytes.
+  const details = new WeakMap<object, { body: string, etag: string }>()
 
   fastify.get('/bees', {
     schema: {
@@ -71,12 +73,24 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'The full record of a Bee, with its input and output schemas, pricing and description; also for ' +
         'inactive and deprecated Bees, whose status and statusMessage say why.',
       params: BeeIdParams,
-      response: { 200: BeeRecord, 404: { ...ErrorBody, description: 'No Bee has this id.' } }
+      response: {
+        200: BeeRecord,
+        304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
+        404: { ...ErrorBody, description: 'No Bee has this id.' }
+      }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const bee = registry.get(request.params.id)
     if (bee === undefined) throw beeNotFound(request.params.id)
-    return bee.record
+    let cached = details.get(bee.record)
+    if (cached === undefined) {
+      const body = JSON.stringify(bee.record)
+      cached = { body, etag: etagOf(body) }
+      details.set(bee.record, cached)
+    }
+    reply.header('etag', cached.etag).header('cache-control', CACHE_CONTROL)
+    if (request.headers['if-none-match'] === cached.etag) return reply.code(304).send(null)
+    return reply.type('application/json; charset=utf-8').send(cached.body as never)
   })
 
   fastify.post('/bees/:id/execute', {

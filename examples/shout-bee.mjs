@@ -1,0 +1,30 @@
+// A publisher's Bee in a dozen lines: it checks that each call comes from the registry (the
+// X-Apiary-Signature header) and answers {shout, length}. Run: APIARY_SIGNING_SECRET=bsk_… node examples/shout-bee.mjs
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createServer } from 'node:http'
+
+const secret = process.env.APIARY_SIGNING_SECRET ?? ''
+const port = Number(process.env.PORT ?? 8080)
+
+function signedByApiary (headers, body) {
+  const timestamp = Number(headers['x-apiary-timestamp'])
+  // Refuse replays of old calls: five minutes of clock difference at most.
+  if (!Number.isFinite(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > 300) return false
+  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`)
+  const given = Buffer.from(String(headers['x-apiary-signature'] ?? ''))
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+createServer((request, response) => {
+  let body = ''
+  request.on('data', (chunk) => { body += chunk })
+  request.on('end', () => {
+    if (!signedByApiary(request.headers, body)) {
+      response.writeHead(401).end()
+      return
+    }
+    const { text } = JSON.parse(body)
+    response.writeHead(200, { 'content-type': 'application/json', 'x-bee-confidence': '1' })
+    response.end(JSON.stringify({ shout: text.toUpperCase(), length: text.length }))
+  })
+}).listen(port, '127.0.0.1', () => console.log(`shout Bee on http://127.0.0.1:${port}/shout`))

@@ -1,0 +1,84 @@
+import type Database from 'better-sqlite3'
+import { type Kysely, sql } from 'kysely'
+import type { ChargeRequest } from './store.js'
+import type { Tables } from './tables.js'
+
+export interface Debited { id: number, wallet_id: string, balance: number }
+
+/** Takes the price from the wallet and journals the charge, atomically, or returns undefined when it cannot. */
+export type Debit = (request: ChargeRequest) => Promise<Debited | undefined>
+
+/**
+ * The hot path, and the one query the dialects force apart.
+ *
+ * PostgreSQL: one statement, one round trip: the conditional debit and the journal row together in a
+ * data-modifying CTE. The WHERE is re-checked on the locked row, so concurrent charges never overdraw.
+ */
+export function postgresDebit (db: Kysely<Tables>): Debit {
+  return async (request) => {
+    const result = await sql<Debited>`
+      WITH debited AS (
+        UPDATE wallets SET balance = balance - ${request.micros}
+        WHERE token_hash = ${request.tokenHash} AND currency = ${request.currency}
+          AND frozen = 0 AND balance >= ${request.micros}
+        RETURNING id, balance
+      )
+      INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at)
+      SELECT id, 'charge', ${request.micros}, ${request.beeId}, ${request.requestId}, ${request.idempotencyKey}, ${new Date().toISOString()}
+      FROM debited
+      RETURNING id, wallet_id, (SELECT balance FROM debited) AS balance`.execute(db)
+    return result.rows[0]
+  }
+}
+
+/**
+ * SQLite is in-process: no round trip to save, and no UPDATE inside a CTE. The same two statements,
+ * prepared once, run in an IMMEDIATE transaction holding Kysely's connection, so they never land
+ * inside a transaction Kysely has open on the same database handle.
+ *
+ * Group commit: the charges that arrive in one turn of the event loop are debited in one transaction,
+ * each with its own conditional UPDATE (so none can overdraw), and answered only once it has
+ * committed. One commit then serves many calls.
+ */
+export function sqliteDebit (db: Kysely<Tables>, database: Database.Database): Debit {
+  const debit = database.prepare<[number, string, string, number], { id: string, balance: number }>(
+    'UPDATE wallets SET balance = balance - ? WHERE token_hash = ? AND currency = ? AND frozen = 0 AND balance >= ? RETURNING id, balance'
+  )
+  const journal = database.prepare<[string, number, string, string, string | null, string], { id: number }>(
+    "INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at) VALUES (?, 'charge', ?, ?, ?, ?, ?) RETURNING id"
+  )
+  const chargeOne = (request: ChargeRequest): Debited | undefined => {
+    const wallet = debit.get(request.micros, request.tokenHash, request.currency, request.micros)
+    if (wallet === undefined) return undefined
+    const entry = journal.get(wallet.id, request.micros, request.beeId, request.requestId, request.idempotencyKey, new Date().toISOString())
+    return { id: (entry as { id: number }).id, wallet_id: wallet.id, balance: wallet.balance }
+  }
+  const chargeAll = database.transaction((requests: ChargeRequest[]) => requests.map(chargeOne))
+
+  interface Waiting { request: ChargeRequest, resolve (debited: Debited | undefined): void, reject (error: unknown): void }
+  let waiting: Waiting[] = []
+  const flush = async () => {
+    const batch = waiting
+    waiting = []
+    try {
+      const results = chargeAll.immediate(batch.map((entry) => entry.request))
+      batch.forEach((entry, i) => entry.resolve(results[i]))
+    } catch (error) {
+      // The transaction rolled back: none of the batch was charged.
+      for (const entry of batch) entry.reject(error)
+    }
+  }
+  return (request) => new Promise((resolve, reject) => {
+    waiting.push({ request, resolve, reject })
+    if (waiting.length !== 1) return
+    // After this turn's I/O: the calls that arrived together share the batch.
+    setImmediate(() => {
+      db.connection().execute(flush).catch((error: unknown) => {
+        // No connection (the store is closing): the batch never ran; nobody was charged.
+        const stranded = waiting
+        waiting = []
+        for (const entry of stranded) entry.reject(error)
+      })
+    })
+  })
+}
