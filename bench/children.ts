@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { freePort } from '../test/free-port.js'
 
 export interface ServerSpec {
   name: string
@@ -35,15 +35,6 @@ const running = new Map<ChildProcess, () => Promise<void>>()
 process.on('exit', () => {
   for (const child of running.keys()) child.kill('SIGKILL')
 })
-
-async function freePort (): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const { port } = probe.address() as { port: number }
-  probe.close()
-  await once(probe, 'close')
-  return port
-}
 
 function healthStatus (url: string): Promise<number | null> {
   return new Promise((resolve) => {

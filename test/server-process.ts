@@ -1,22 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { ADMIN_TOKEN } from './helper.js'
+import { freePort } from './free-port.js'
 
 export interface ServerProcess {
   url: string
   child: ChildProcess
   /** Kills the process with the signal and waits until it is gone. */
   stop (signal?: NodeJS.Signals): Promise<void>
-}
-
-async function freePort (): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const { port } = probe.address() as { port: number }
-  probe.close()
-  await once(probe, 'close')
-  return port
 }
 
 /**
