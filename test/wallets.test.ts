@@ -52,7 +52,10 @@ test('deposits add to the balance and are journaled', async (t) => {
   t.equal(response.statusCode, 200)
   t.equal(response.json().balance, 3.5)
   const own = (await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })).json()
-  t.match(own.recent, [{ kind: 'deposit', amount: 2.5 }, { kind: 'deposit', amount: 1 }])
+  t.match(own.recent, [
+    { kind: 'deposit', amount: 2.5, requestId: response.headers['x-request-id'] },
+    { kind: 'deposit', amount: 1, requestId: String }
+  ], 'each deposit, the opening one too, names the request that made it')
 })
 
 test('bad amounts and unknown wallets get clear errors', async (t) => {

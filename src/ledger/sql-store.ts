@@ -74,7 +74,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
         }).returning(walletColumns).executeTakeFirstOrThrow()
         if (wallet.micros > 0) {
           await trx.insertInto('journal')
-            .values({ wallet_id: wallet.id, kind: 'deposit', amount: wallet.micros, created_at: createdAt })
+            .values({ wallet_id: wallet.id, kind: 'deposit', amount: wallet.micros, request_id: wallet.requestId ?? null, created_at: createdAt })
             .execute()
         }
         return toWallet(row)

@@ -52,6 +52,8 @@ export interface NewWallet {
   micros: number
   currency: string
   label: string | null
+  /** The request that created it, journaled with the opening deposit. */
+  requestId?: string | null
 }
 
 export interface ChargeRequest {

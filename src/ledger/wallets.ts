@@ -8,6 +8,7 @@ export interface WalletRequest {
   micros: number
   currency: string
   label: string | null
+  requestId?: string | null
 }
 
 /** Creates a wallet with a fresh token. The token is returned here once and stored only as its hash. */
@@ -18,7 +19,8 @@ export async function issueWallet (ledger: LedgerStore, request: WalletRequest):
     tokenHash: hashSecret(token),
     micros: request.micros,
     currency: request.currency,
-    label: request.label
+    label: request.label,
+    requestId: request.requestId ?? null
   })
   return { ...wallet, token }
 }

@@ -45,7 +45,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { balance = 0, currency = fastify.config.PRICE_CURRENCY, label = null } = request.body ?? {}
-    const wallet = await issueWallet(ledger, { micros: micros(balance), currency, label })
+    const wallet = await issueWallet(ledger, { micros: micros(balance), currency, label, requestId: request.id })
     return reply.code(201).send(wallet)
   })
 
