@@ -173,6 +173,8 @@ for (const backend of backends) {
     t.equal(await catalog.insertBee(bee), false, 'an id is taken once')
     t.ok(await catalog.version() > before, 'every change bumps the version')
     t.same(await catalog.publishedBees(), [bee], 'what is stored comes back whole')
+    t.same(await catalog.publishedBee('remote-one'), bee)
+    t.equal(await catalog.publishedBee('absent'), null)
 
     await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
     t.match(await catalog.publishedBees(), [{ status: 'deprecated', statusMessage: 'old', version: 2 }])

@@ -49,6 +49,7 @@ export interface CatalogStore {
   /** Bumped by every change: instances poll it to notice changes made elsewhere. */
   version (): Promise<number>
   publishedBees (): Promise<StoredBee[]>
+  publishedBee (id: string): Promise<StoredBee | null>
   /** False when the id is taken. */
   insertBee (bee: StoredBee): Promise<boolean>
   updateBee (bee: StoredBee): Promise<void>
@@ -134,6 +135,11 @@ export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
 
     async publishedBees () {
       return (await db.selectFrom('published_bees').selectAll().orderBy('id').execute()).map(fromRow)
+    },
+
+    async publishedBee (id) {
+      const row = await db.selectFrom('published_bees').selectAll().where('id', '=', id).executeTakeFirst()
+      return row === undefined ? null : fromRow(row)
     },
 
     async insertBee (bee) {

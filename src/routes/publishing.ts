@@ -100,9 +100,9 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   /** The stored Bee the caller may manage, or 404: someone else's Bee is not shown to exist. */
   async function owned (request: FastifyRequest, id: string): Promise<StoredBee> {
-    const stored = (await store.publishedBees()).find((bee) => bee.id === id)
+    const stored = await store.publishedBee(id)
     const principal = request.principal
-    if (stored === undefined || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== stored.ownerId)) {
+    if (stored === null || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== stored.ownerId)) {
       throw beeNotFound(id)
     }
     return stored
