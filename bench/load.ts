@@ -6,6 +6,8 @@ export interface Target {
   method: 'GET' | 'POST'
   headers?: Record<string, string>
   body?: string
+  /** A header whose value turns over these values request by request (e.g. many wallets' tokens). */
+  rotate?: { header: string, values: string[] }
 }
 
 export interface LoadSettings {
@@ -35,12 +37,20 @@ export interface Comparison {
   ratio: number
 }
 
+function rotating ({ header, values }: NonNullable<Target['rotate']>): autocannon.Request[] {
+  let next = 0
+  return [{
+    setupRequest: (request) => ({ ...request, headers: { ...request.headers, [header]: values[next++ % values.length] as string } })
+  }]
+}
+
 async function fire (target: Target, seconds: number, connections: number): Promise<Side> {
   const result = await autocannon({
     url: target.url,
     method: target.method,
     headers: target.headers,
     body: target.body,
+    ...(target.rotate === undefined ? {} : { requests: rotating(target.rotate) }),
     connections,
     pipelining: 1,
     duration: seconds

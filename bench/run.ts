@@ -74,8 +74,13 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
     let onPostgres: Server | undefined
     try {
       onPostgres = await startService({ name: 'apiary-postgres', databaseUrl: schema.url, dir, nodeFlags })
-      const token = await fundedWallet(onPostgres.url)
-      await measure(paidScenario(postgresTitle, onPostgres.url, token, sentiment.url), options, results)
+      const url = onPostgres.url
+      const token = await fundedWallet(url)
+      await measure(paidScenario(postgresTitle, url, [token], sentiment.url), options, results)
+      // One wallet is the worst case (every charge waits for the last one's row lock and commit);
+      // callers with wallets of their own charge in parallel.
+      const tokens = await Promise.all(Array.from({ length: options.load.connections }, () => fundedWallet(url)))
+      await measure(paidScenario(`${postgresTitle}, ${tokens.length} wallets`, url, tokens, sentiment.url), options, results)
     } finally {
       // Its pool's connections must be gone before the schema they use is dropped.
       await onPostgres?.stop()

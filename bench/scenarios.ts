@@ -37,13 +37,23 @@ const SUMMARIZE_PATH = '/api/bees/text-summarizer/execute'
 const SENTIMENT_PATH = '/api/bees/sentiment-analyzer/execute'
 export const WALLET_HEADER = 'x-registry-wallet-token'
 
-/** The paid call against one service instance, against bare Fastify running the same analysis for free. */
-export function paidScenario (title: string, serviceUrl: string, walletToken: string, sentimentUrl: string): Scenario {
+/**
+ * The paid call against one service instance, against bare Fastify running the same analysis for
+ * free. With several wallet tokens, the calls take turns among the wallets.
+ */
+export function paidScenario (title: string, serviceUrl: string, walletTokens: string[], sentimentUrl: string): Scenario {
+  const [first = ''] = walletTokens
   return {
     title,
     baselineName: 'bare Fastify + analyzeSentiment, no payment',
     target: 0.8,
-    service: { url: serviceUrl + SENTIMENT_PATH, method: 'POST', headers: { ...json, [WALLET_HEADER]: walletToken }, body: sentimentBody },
+    service: {
+      url: serviceUrl + SENTIMENT_PATH,
+      method: 'POST',
+      headers: { ...json, [WALLET_HEADER]: first },
+      body: sentimentBody,
+      ...(walletTokens.length > 1 ? { rotate: { header: WALLET_HEADER, values: walletTokens } } : {})
+    },
     baseline: { url: sentimentUrl + SENTIMENT_PATH, method: 'POST', headers: json, body: sentimentBody }
   }
 }
@@ -71,6 +81,6 @@ export function scenarios ({ service, rawHttp, summarizer, sentiment, walletToke
       service: { url: service + SUMMARIZE_PATH, method: 'POST', headers: json, body: summarizeBody },
       baseline: { url: summarizer + SUMMARIZE_PATH, method: 'POST', headers: json, body: summarizeBody }
     },
-    paidScenario('paid execute (SQLite): sentiment-analyzer, one sentence', service, walletToken, sentiment)
+    paidScenario('paid execute (SQLite): sentiment-analyzer, one sentence', service, [walletToken], sentiment)
   ]
 }
