@@ -39,6 +39,11 @@ export default fp(async (fastify) => {
             type: 'http',
             scheme: 'bearer',
             description: 'The operator\'s ADMIN_TOKEN.'
+          },
+          publisherKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A publisher key issued by POST /api/publishers.'
           }
         }
       }

@@ -115,7 +115,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Publish a Bee',
       description: 'Registers a Bee hosted at your endpoint. Apiary validates, meters and proxies its calls. The answer ' +
         'holds the signing secret of its calls: the only time it is shown.',
-      security: [{ adminToken: [] }],
+      security: [{ publisherKey: [] }],
       body: PublishBody,
       response: { 201: PublishedBee, ...errors, 409: { ...ErrorBody, description: 'The id is taken or reserved.' } }
     },
@@ -168,7 +168,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Updates fields and status. Status: active ⇄ inactive; active or inactive → deprecated (with a ' +
         'statusMessage and an optional sunsetAt); only the operator revives a deprecated Bee, and only the operator ' +
         'changes a built-in Bee, whose status is all that can change.',
-      security: [{ adminToken: [] }],
+      security: [{ publisherKey: [] }, { adminToken: [] }],
       params: BeeIdParams,
       body: PatchBody,
       response: { 200: ManagedBee, ...errors }
@@ -220,7 +220,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['publishing'],
       operationId: 'delete-bee',
       summary: 'Remove a Bee',
-      security: [{ adminToken: [] }],
+      security: [{ publisherKey: [] }, { adminToken: [] }],
       params: BeeIdParams,
       response: { 204: Type.Null({ description: 'Removed.' }), ...errors }
     },
