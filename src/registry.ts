@@ -132,10 +132,6 @@ export class Registry {
     return this.#inIdOrder()
   }
 
-  active (): BeeRecord[] {
-    return this.list({}, Infinity).records
-  }
-
   /** Active Bees matching the filter, in id order, at most `limit`, and whether more follow. */
   list (filter: BeeFilter, limit: number): { records: BeeRecord[], more: boolean } {
     const q = filter.q?.toLowerCase()

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
-import { type Kysely, sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import type { Pool } from 'pg'
 import type { ChargeRequest } from './store.js'
 import type { Tables } from './tables.js'
 
@@ -38,22 +39,27 @@ function groupCommit (commit: (requests: ChargeRequest[]) => Promise<Array<Debit
  *
  * PostgreSQL: one statement and one round trip per charge: the conditional debit and the journal row
  * together in a data-modifying CTE. The WHERE is re-checked on the locked row, so concurrent charges,
- * from any instance, never overdraw. (Batching charges into one transaction was measured slower here:
- * it adds BEGIN and COMMIT round trips and holds the wallet's row lock across the batch.)
+ * from any instance, never overdraw. It is a named statement, so each connection parses and plans it
+ * once. (Batching charges into one transaction was measured slower here: it adds BEGIN and COMMIT
+ * round trips and holds the wallet's row lock across the batch.)
  */
-export function postgresDebit (db: Kysely<Tables>): Debit {
+const CHARGE_SQL = `
+  WITH debited AS (
+    UPDATE wallets SET balance = balance - $1
+    WHERE token_hash = $2 AND currency = $3 AND frozen = 0 AND balance >= $1
+    RETURNING id, balance
+  )
+  INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at)
+  SELECT id, 'charge', $1, $4, $5, $6, $7 FROM debited
+  RETURNING id, wallet_id, (SELECT balance FROM debited) AS balance`
+
+export function postgresDebit (pool: Pool): Debit {
   return async (request) => {
-    const { rows } = await sql<Debited>`
-      WITH debited AS (
-        UPDATE wallets SET balance = balance - ${request.micros}
-        WHERE token_hash = ${request.tokenHash} AND currency = ${request.currency}
-          AND frozen = 0 AND balance >= ${request.micros}
-        RETURNING id, balance
-      )
-      INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at)
-      SELECT id, 'charge', ${request.micros}, ${request.beeId}, ${request.requestId}, ${request.idempotencyKey}, ${new Date().toISOString()}
-      FROM debited
-      RETURNING id, wallet_id, (SELECT balance FROM debited) AS balance`.execute(db)
+    const { rows } = await pool.query<Debited>({
+      name: 'apiary-charge',
+      text: CHARGE_SQL,
+      values: [request.micros, request.tokenHash, request.currency, request.beeId, request.requestId, request.idempotencyKey, new Date().toISOString()]
+    })
     return rows[0]
   }
 }

@@ -32,7 +32,7 @@ async function postgres (url: string, poolSize: number): Promise<Connected> {
     types: { getTypeParser: (oid: number, format?: any) => oid === 20 ? Number : pg.types.getTypeParser(oid, format) }
   })
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
-  return { db, debit: () => postgresDebit(db) }
+  return { db, debit: () => postgresDebit(pool) }
 }
 
 /**
