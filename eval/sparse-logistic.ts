@@ -6,7 +6,7 @@
 export interface Example {
   dense: readonly number[]
   words: readonly string[]
-  /** 1 if the gold rating is positive, 0 if negative. */
+  /** Target probability that the rating is positive, in [0, 1] (1 or 0 for a hard label). */
   positive: number
   weight: number
 }

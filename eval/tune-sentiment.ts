@@ -2,27 +2,32 @@
 // the VADER ground-truth sets only. With --write it rewrites the file;
 // without, it exits non-zero if the file holds anything else.
 //
-//   npx tsx eval/tune-sentiment.ts [--write]
+//   npm run tune:sentiment [-- --write]
 //
 // 1. Blend weight and neutral band: grid search maximising the worst margin,
 //    over the four sets, of (F1 - VADER's published F1) and (r - published r);
 //    ties go to the higher mean F1.
 // 2. Confidence: a word-feature logistic regression of "the rating is
-//    positive" (eval/sparse-logistic.ts), every set weighted equally. Its
-//    penalty is chosen by two-fold cross-validation inside the tuning halves,
-//    for the best mean accuracy on the most confident half; Platt scaling of
-//    the out-of-fold logits then makes the confidence a probability.
+//    positive" (eval/sparse-logistic.ts), every set weighted equally, over the
+//    lexicon scores, word uni/bigrams and the mean GloVe vector of the words
+//    (eval/word-vectors.ts). Its target is soft, the logistic of the mean
+//    rating: a text the raters agree on (+3) pulls harder than one they split
+//    on (+0.2). Its penalty is chosen by two-fold cross-validation inside the
+//    tuning halves, for the best mean accuracy on the most confident half;
+//    Platt scaling of the out-of-fold logits then makes the confidence a
+//    probability.
 // 3. Neutral confidence: how often a neutral prediction is right (gold exactly 0).
 import { pathToFileURL } from 'node:url'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { blendScore, denseFeatures, labelFor, positiveLogit, type WordModel } from '../bees/sentiment-analyzer/model.js'
+import { blendScore, calibrationFeatures, denseFeatures, labelFor, positiveLogit, type WordModel } from '../bees/sentiment-analyzer/model.js'
 import type { SentimentModelFile } from '../bees/sentiment-analyzer/model-file.js'
 import { extractSignals, type SentimentSignals } from '../bees/sentiment-analyzer/signals.js'
 import { SENTIMENT_SETS, fnv1a32, loadSet, splitHalf, type SentimentSet } from './datasets.js'
 import { confidentHalfAccuracy, goldLabel, paperPolarScores, pearson, type ScoredPrediction } from './sentiment-metrics.js'
 import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
+import { VECTOR_DIMENSIONS, loadWordVectors, meanVector, projectVectors, type WordVectors } from './word-vectors.js'
 
-interface TuningItem { id: string; rating: number; signals: SentimentSignals }
+interface TuningItem { id: string; rating: number; signals: SentimentSignals; meanVector: number[] }
 interface TuningSet { set: SentimentSet; items: TuningItem[] }
 
 const WEIGHT_GRID = Array.from({ length: 101 }, (_, i) => i / 100)
@@ -30,10 +35,13 @@ const BAND_GRID = [0, 0.01, 0.02, 0.03, 0.05, 0.1]
 // Light ridge penalty: keeps the fit unique when a feature barely varies.
 const L2 = 1e-3
 
-export function loadTuningSets (): TuningSet[] {
+export function loadTuningSets (vectors: WordVectors): TuningSet[] {
   return SENTIMENT_SETS.map(set => ({
     set,
-    items: splitHalf(set.name, loadSet(set), 'tuning').map(item => ({ id: item.id, rating: item.rating, signals: extractSignals(item.text) }))
+    items: splitHalf(set.name, loadSet(set), 'tuning').map(item => {
+      const signals = extractSignals(item.text)
+      return { id: item.id, rating: item.rating, signals, meanVector: meanVector(signals.words, vectors) }
+    })
   }))
 }
 
@@ -128,22 +136,32 @@ function examples (sets: readonly TuningSet[], keep: (set: SentimentSet, item: T
   return sets.flatMap(({ set, items }) => {
     const polar = items.filter(item => item.rating !== 0 && keep(set, item))
     return polar.map(item => ({
-      dense: denseFeatures(item.signals),
+      dense: [...denseFeatures(item.signals), ...item.meanVector],
       words: item.signals.words,
-      positive: item.rating > 0 ? 1 : 0,
+      positive: 1 / (1 + Math.exp(-item.rating)),
       weight: 1 / polar.length
     }))
   })
 }
 
-const asWordModel = (fit: LogisticFit): WordModel => ({ ...fit, scale: 1, shift: 0 })
+/** The fit as the shipped model uses it: the mean-vector weights folded into one number per word. */
+function asWordModel (fit: LogisticFit, vectors: WordVectors): WordModel {
+  const lexical = fit.dense.length - VECTOR_DIMENSIONS
+  return {
+    dense: fit.dense.slice(0, lexical),
+    words: fit.words,
+    vectors: projectVectors(fit.dense.slice(lexical), vectors),
+    // Uncalibrated: P = sigmoid(logit in the label's direction).
+    calibration: [0, 1]
+  }
+}
 
 /** Out-of-fold logit of every tuning item, from models fitted on the other fold. */
-function outOfFoldLogits (sets: readonly TuningSet[], lambda: number): number[][] {
+function outOfFoldLogits (sets: readonly TuningSet[], vectors: WordVectors, lambda: number): number[][] {
   const logits = sets.map(({ items }) => new Array<number>(items.length).fill(0))
   for (const fold of [0, 1]) {
     const fit = asWordModel(fitSparseLogistic(examples(sets, (set, item) => foldOf(set, item) !== fold),
-      { lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }))
+      { lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }), vectors)
     sets.forEach(({ set, items }, s) => items.forEach((item, i) => {
       if (foldOf(set, item) === fold) logits[s]![i] = positiveLogit(item.signals, fit)
     }))
@@ -151,52 +169,63 @@ function outOfFoldLogits (sets: readonly TuningSet[], lambda: number): number[][
   return logits
 }
 
-function blendPredictions (sets: readonly TuningSet[], vaderWeight: number, neutralBand: number, logits: number[][]): ScoredPrediction[][] {
+interface TuningPrediction extends ScoredPrediction { socialCues: boolean }
+
+/** Confidence here is the raw logit in the label's direction, before Platt scaling. */
+function blendPredictions (sets: readonly TuningSet[], vaderWeight: number, neutralBand: number, logits: number[][]): TuningPrediction[][] {
   return sets.map(({ items }, s) => items.map((item, i) => {
     const score = blendScore(item.signals, vaderWeight)
     const label = labelFor(score, neutralBand)
     const z = logits[s]![i]!
     const confidence = label === 'neutral' ? -Infinity : label === 'positive' ? z : -z
-    return { rating: item.rating, label, confidence, score }
+    return { rating: item.rating, label, confidence, score, socialCues: item.signals.socialCues }
   }))
 }
 
-function plattScaling (predictions: readonly ScoredPrediction[][]): { shift: number; scale: number } {
+function plattScaling (predictions: readonly TuningPrediction[][]): number[] {
   const data: Observation[] = predictions.flatMap(set => {
     const polar = set.filter(p => p.label !== 'neutral')
-    return polar.map(p => ({ features: [1, p.confidence], correct: p.label === goldLabel(p.rating) ? 1 : 0, weight: 1 / polar.length }))
+    return polar.map(p => ({
+      features: calibrationFeatures(p.confidence, p.socialCues),
+      correct: p.label === goldLabel(p.rating) ? 1 : 0,
+      weight: 1 / polar.length
+    }))
   })
-  const [shift = 0, scale = 1] = fitLogistic(data)
-  return { shift: round(shift, 3), scale: round(scale, 3) }
+  return fitLogistic(data).map(w => round(w, 3))
 }
 
 export interface TuningReport { file: SentimentModelFile; worstMargin: number; lambda: number; crossValidated: number[] }
 
-export function tuneSentimentModel (sets: readonly TuningSet[]): TuningReport {
+export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVectors): TuningReport {
   const { vaderWeight, neutralBand, worstMargin } = tuneBlend(sets)
   let best = { lambda: 0, mean: -Infinity, perSet: [] as number[], logits: [] as number[][] }
   for (const lambda of LAMBDA_GRID) {
-    const logits = outOfFoldLogits(sets, lambda)
+    const logits = outOfFoldLogits(sets, vectors, lambda)
     const perSet = blendPredictions(sets, vaderWeight, neutralBand, logits).map(confidentHalfAccuracy)
     const mean = perSet.reduce((sum, a) => sum + a, 0) / perSet.length
     if (mean > best.mean + 1e-12) best = { lambda, mean, perSet, logits }
   }
-  const { shift, scale } = plattScaling(blendPredictions(sets, vaderWeight, neutralBand, best.logits))
-  const fit = fitSparseLogistic(examples(sets, () => true), { lambda: best.lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT })
-  const words = [...fit.words].map(([word, w]) => [word, round(w, WEIGHT_DIGITS)] as const)
-    .filter(([, w]) => w !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const calibration = plattScaling(blendPredictions(sets, vaderWeight, neutralBand, best.logits))
+  const fit = asWordModel(fitSparseLogistic(examples(sets, () => true), { lambda: best.lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }), vectors)
+  const words = rounded(fit.words).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  // In the vectors' own order, most frequent word first.
+  const vectorWords = rounded(fit.vectors)
   const file: SentimentModelFile = {
     vaderWeight,
     neutralBand,
     neutralConfidence: neutralConfidence(sets, vaderWeight, neutralBand),
     dense: fit.dense.map(w => round(w, WEIGHT_DIGITS)),
-    scale,
-    shift,
+    calibration,
     words: words.map(([word]) => word),
-    weights: words.map(([, w]) => w)
+    weights: words.map(([, w]) => w),
+    vectorWords: vectorWords.map(([word]) => word),
+    vectorWeights: vectorWords.map(([, w]) => w)
   }
   return { file, worstMargin, lambda: best.lambda, crossValidated: best.perSet }
+}
+
+function rounded (weights: ReadonlyMap<string, number>): Array<readonly [string, number]> {
+  return [...weights].map(([word, w]) => [word, round(w, WEIGHT_DIGITS)] as const).filter(([, w]) => w !== 0)
 }
 
 function neutralConfidence (sets: readonly TuningSet[], vaderWeight: number, neutralBand: number): number {
@@ -214,12 +243,13 @@ function neutralConfidence (sets: readonly TuningSet[], vaderWeight: number, neu
 export const MODEL_FILE = new URL('../bees/sentiment-analyzer/sentiment-model.json', import.meta.url)
 
 async function main (): Promise<void> {
-  const sets = loadTuningSets()
-  const { file, worstMargin, lambda, crossValidated } = tuneSentimentModel(sets)
+  const vectors = loadWordVectors()
+  const sets = loadTuningSets(vectors)
+  const { file, worstMargin, lambda, crossValidated } = tuneSentimentModel(sets, vectors)
   console.log(`blend: vaderWeight ${file.vaderWeight}, neutralBand ${file.neutralBand}; worst margin over VADER's published F1 and r: ${worstMargin.toFixed(4)}`)
-  console.log(`word model: lambda ${lambda}, ${file.words.length} words; out-of-fold confident-half accuracy ` +
+  console.log(`word model: lambda ${lambda}, ${file.words.length} word features, ${file.vectorWords.length} word vectors; out-of-fold confident-half accuracy ` +
     sets.map(({ set }, s) => `${set.name} ${crossValidated[s]!.toFixed(3)}`).join(', '))
-  console.log(`Platt scaling: shift ${file.shift}, scale ${file.scale}; neutral confidence ${file.neutralConfidence}`)
+  console.log(`Platt scaling: ${file.calibration.join(', ')}; neutral confidence ${file.neutralConfidence}`)
   const json = JSON.stringify(file) + '\n'
   if (process.argv.includes('--write')) {
     writeFileSync(MODEL_FILE, json)

@@ -8,15 +8,22 @@ export interface SentimentModelFile {
   neutralBand: number
   neutralConfidence: number
   dense: number[]
-  scale: number
-  shift: number
+  calibration: number[]
   words: string[]
   weights: number[]
+  /** Words with a projected GloVe vector (see WordModel.vectors), parallel to vectorWeights. */
+  vectorWords: string[]
+  vectorWeights: number[]
 }
 
 export function fromFile (file: SentimentModelFile): SentimentModel {
-  if (file.words.length !== file.weights.length) throw new Error('sentiment model: words and weights differ in length')
-  const words = new Map(file.words.map((word, i) => [word, file.weights[i]!]))
-  const { vaderWeight, neutralBand, neutralConfidence, dense, scale, shift } = file
-  return { vaderWeight, neutralBand, neutralConfidence, confidence: { dense, words, scale, shift } }
+  const words = parallelMap(file.words, file.weights, 'words')
+  const vectors = parallelMap(file.vectorWords, file.vectorWeights, 'vector words')
+  const { vaderWeight, neutralBand, neutralConfidence, dense, calibration } = file
+  return { vaderWeight, neutralBand, neutralConfidence, confidence: { dense, words, vectors, calibration } }
+}
+
+function parallelMap (keys: readonly string[], values: readonly number[], what: string): Map<string, number> {
+  if (keys.length !== values.length) throw new Error(`sentiment model: ${what} and their weights differ in length`)
+  return new Map(keys.map((key, i) => [key, values[i]!]))
 }
