@@ -13,31 +13,50 @@ const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
 /**
  * The execution pipeline after validation and payment: run the Bee, check its output against its
- * outputSchema, wrap it in Honey. Any failure after the debit refunds the charge.
+ * outputSchema, wrap it in Honey. Any failure after the debit refunds the charge, and that includes
+ * serializing the answer: it happens here rather than after the handler returns, where a failure
+ * (an upstream answer nested too deep to stringify) would reach the client as a 500 with the
+ * charge kept.
  */
 export async function runBee (request: FastifyRequest, reply: FastifyReply) {
   const bee = beeOf(request) as RegisteredBee
   const charge = request.charge
+  let payload: ReturnType<FastifyReply['serialize']>
   try {
     const outcome = await bee.definition.execute(request.body, { log: request.log, requestId: request.id })
     if (!bee.validateOutput(outcome.result)) {
       request.log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
-      throw new ApiError(bee.remote ? 502 : 500, 'BEE_OUTPUT_INVALID', `${bee.record.id} produced an answer that breaks its own outputSchema. You were not charged.`)
+      throw invalidOutput(bee, 'produced an answer that breaks its own outputSchema')
     }
-    if (charge !== null) {
-      reply.header(COST_HEADER, bee.record.pricing.costPerCall)
-      reply.header(BALANCE_HEADER, fromMicros(charge.balanceMicros))
-    }
-    return {
+    payload = serializeHoney(reply, bee, {
       beeId: bee.record.id,
       timestamp: new Date().toISOString(),
       result: outcome.result,
       confidence: clamp01(outcome.confidence),
       freshness: Math.max(0, outcome.freshness)
-    }
+    })
   } catch (error) {
     if (charge !== null) await refund(request, charge.id)
     throw error
+  }
+  if (charge !== null) {
+    reply.header(COST_HEADER, bee.record.pricing.costPerCall)
+    reply.header(BALANCE_HEADER, fromMicros(charge.balanceMicros))
+  }
+  return reply.type('application/json; charset=utf-8').send(payload)
+}
+
+function invalidOutput (bee: RegisteredBee, what: string): ApiError {
+  return new ApiError(bee.remote ? 502 : 500, 'BEE_OUTPUT_INVALID', `${bee.record.id} ${what}. You were not charged.`)
+}
+
+/** The route's own 200 serializer, so the bytes are exactly what returning the object would send. */
+function serializeHoney (reply: FastifyReply, bee: RegisteredBee, honey: Record<string, unknown>): ReturnType<FastifyReply['serialize']> {
+  try {
+    return reply.serialize(honey)
+  } catch (error) {
+    reply.log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
+    throw invalidOutput(bee, 'produced an answer that cannot be serialized')
   }
 }
 

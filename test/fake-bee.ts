@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize'
+export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize' | 'not-object' | 'too-deep'
 
 export interface FakeBee {
   url: string
@@ -45,6 +45,9 @@ export async function startFakeBee (): Promise<FakeBee> {
         case 'invalid-output': return json(200, JSON.stringify({ shout: 42 }))
         case 'not-json': return json(200, '<html>oops</html>')
         case 'oversize': return json(200, JSON.stringify({ shout: 'A'.repeat(2 * 1024 * 1024), length: 1 }))
+        case 'not-object': return json(200, JSON.stringify(text))
+        // Valid JSON well under the size cap, nested past what a recursive stringify can take.
+        case 'too-deep': return json(200, `{"shout":"A","length":1,"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
         default: return json(200, JSON.stringify({ shout: text.toUpperCase(), length: text.length }), fake.replyHeaders)
       }
     })

@@ -103,6 +103,11 @@ export class RemoteBeeProxy {
     } catch {
       throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with something that is not JSON. You were not charged.`)
     }
+    // Honey's result is an object; a string or array would be served mangled into one.
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
+      throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with ${kind}, not a JSON object. You were not charged.`)
+    }
     return { result, confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
   }
 
