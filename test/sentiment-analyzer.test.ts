@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import vader from 'vader-sentiment'
 import { SENTIMENT_MAX_CHARS, analyzeSentiment } from '../bees/sentiment-analyzer/analyze.js'
 import { looksNonEnglish } from '../bees/sentiment-analyzer/language.js'
-import { normalizeText } from '../bees/sentiment-analyzer/signals.js'
+import { breakLongRuns, normalizeText } from '../bees/sentiment-analyzer/signals.js'
 import { vaderCompound } from '../bees/sentiment-analyzer/vader-compound.js'
 import { wordFeatures } from '../bees/sentiment-analyzer/word-features.js'
 import { fitSparseLogistic } from '../eval/sparse-logistic.js'
@@ -88,6 +88,20 @@ test('text at the documented limit finishes quickly; longer text is refused', as
   t.ok(performance.now() - started < 1000, 'under a second even with coverage instrumentation')
   t.equal(result.sentiment, 'positive')
   t.throws(() => analyzeSentiment(long + 'x'), RangeError)
+})
+
+test('text at the limit without white space is not slower than prose', async t => {
+  // These took about a second each in wink-nlp's tokenizer, which is quadratic in the length of a run.
+  for (const piece of ['#', '!', '&', 'a-', 'a']) {
+    const run = piece.repeat(SENTIMENT_MAX_CHARS / piece.length)
+    const started = performance.now()
+    const result = analyzeSentiment(run)
+    const elapsed = performance.now() - started
+    t.ok(elapsed < 250, `${JSON.stringify(piece)} x ${run.length / piece.length}: ${elapsed.toFixed(0)} ms`)
+    t.ok(result.confidence >= 0 && result.confidence <= 1)
+  }
+  t.equal(breakLongRuns('a'.repeat(130)), `${'a'.repeat(64)} ${'a'.repeat(64)} aa`, 'runs are cut into 64-character pieces')
+  t.equal(breakLongRuns('short words stay as they are'), 'short words stay as they are')
 })
 
 test('HTML entities are decoded and URLs dropped before scoring', async t => {
