@@ -94,6 +94,8 @@ test('an upstream that refuses connections is a 502', async (t) => {
   })
   t.equal(response.statusCode, 502)
   t.equal(response.json().code, 'WEATHER_UPSTREAM_ERROR')
+  t.notMatch(response.json().message, /127\.0\.0\.1|:\d{2,5}\b/, 'the provider\'s address stays private')
+  t.match(response.json().message, /ECONNREFUSED/, 'the reason is given')
   t.equal(await balanceOf(app, wallet.id), 1)
 })
 

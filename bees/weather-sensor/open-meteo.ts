@@ -97,8 +97,10 @@ export class OpenMeteoClient {
         throw new ApiError(504, 'WEATHER_UPSTREAM_TIMEOUT',
           `The weather provider did not answer within ${this.#options.timeoutMs} ms. You were not charged; retry later.`)
       }
+      // The error's code only: its message names the provider's address, which is the operator's business.
+      const code = (error as { code?: unknown }).code
       throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR',
-        `The weather provider could not be reached (${(error as Error).message}). You were not charged; retry later.`)
+        `The weather provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}. You were not charged; retry later.`)
     }
     const current = body.current
     if (current === undefined || !isNumber(current.time) || !isNumber(current.temperature_2m) ||
