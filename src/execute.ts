@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { beeOf } from '../plugins/registry.js'
+import { REPLAYED_HEADER } from '../plugins/idempotency.js'
 import { ApiError, beeNotFound } from './errors.js'
 import { fromMicros } from './money.js'
 import type { RegisteredBee } from './registry.js'
@@ -101,9 +102,26 @@ export const IdempotencyHeaders = Type.Object({
   }))
 })
 
+/** The headers of an execute 200, declared so that an agent reading the OpenAPI document knows them (@fastify/swagger moves them out of the body schema). */
+function successHeaders (paid: boolean) {
+  const header = (description: string) => ({ type: 'string', description })
+  return {
+    ...(paid
+      ? {
+          [COST_HEADER]: header('What this call cost, in the Bee\'s currency (absent on an idempotent replay, which costs nothing).'),
+          [BALANCE_HEADER]: header('The wallet\'s balance after this call (absent on an idempotent replay).')
+        }
+      : {}),
+    [REPLAYED_HEADER]: header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key.'),
+    deprecation: header('Set when the Bee is deprecated: when, as @<unix seconds> (RFC 9745).'),
+    sunset: header('Set when a deprecated Bee has an announced end: an HTTP date (RFC 8594).'),
+    'x-request-id': header('This request\'s id: quote it when reporting a problem.')
+  }
+}
+
 export function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
   return {
-    200: Honey(result),
+    200: { ...Honey(result), headers: successHeaders(bee === undefined || bee.paid) },
     400: ValidationErrorBody,
     ...(bee === undefined || bee.paid ? { 402: PaymentRequiredBody } : {}),
     ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),

@@ -53,3 +53,21 @@ test('Swagger UI is served at /docs', async (t) => {
   t.equal(response.statusCode, 200)
   t.match(response.headers['content-type'], /text\/html/)
 })
+
+test('execute 200s declare the headers the service sends, so an agent can read its cost and balance', async (t) => {
+  const app = await build(t)
+  const doc = (await app.inject('/openapi/openapi.json')).json()
+  const headersOf = (id: string) => Object.keys(doc.paths[`/api/bees/${id}/execute`].post.responses['200'].headers)
+  const paid = headersOf('sentiment-analyzer')
+  for (const name of ['x-registry-cost', 'x-registry-balance', 'idempotent-replayed', 'deprecation', 'sunset', 'x-request-id']) {
+    t.ok(paid.includes(name), `a paid Bee declares ${name}`)
+  }
+  t.notOk(headersOf('text-summarizer').includes('x-registry-cost'), 'a free Bee has no cost header')
+  const body = doc.paths['/api/bees/sentiment-analyzer/execute'].post.responses['200'].content['application/json'].schema
+  t.notOk('headers' in body, 'the headers are not part of the body schema')
+  const response = await app.inject({
+    method: 'POST', url: '/api/bees/text-summarizer/execute', payload: { text: 'One sentence. Another one.' }
+  })
+  t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
+  t.same(Object.keys(response.json()), ['beeId', 'timestamp', 'result', 'confidence', 'freshness'], 'the body is still Honey only')
+})
