@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { BuiltinState, StoredBee } from '../src/ledger/catalog-store.js'
 import { fromMicros } from '../src/money.js'
 import { EgressPolicy } from '../src/publishing/egress.js'
+import { checkPatterns } from '../src/publishing/json-schema.js'
 import { RemoteBeeProxy } from '../src/publishing/proxy.js'
 import type { BeeDefinition } from '../src/registry.js'
 
@@ -25,6 +26,8 @@ export default fp(async (fastify) => {
   const egress = new EgressPolicy(config.EGRESS_ALLOWLIST.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   const loadedVersions = new Map<string, number>()
+  /** Bee versions that could not be loaded, so each is reported once, not at every sync. */
+  const skippedVersions = new Map<string, number>()
   let seen = -1
   let running: Promise<void> | null = null
 
@@ -47,6 +50,28 @@ export default fp(async (fastify) => {
     execute: (input, context) => proxy.call({ beeId: bee.id, endpoint: bee.endpoint, signingSecret: bee.signingSecret }, input, context)
   })
 
+  /**
+   * Loads one stored Bee version. Publishing only stores what loads, but a Bee stored by an older
+   * version may hold a schema this one refuses (one Ajv cannot compile, or a pattern open to ReDoS):
+   * it is left out, with one warning, rather than failing the whole catalog, the other Bees, the
+   * sync loop and the start of every instance. Its owner can still change or remove it.
+   */
+  const load = (bee: StoredBee) => {
+    try {
+      checkPatterns(bee.inputSchema, 'inputSchema')
+      checkPatterns(bee.outputSchema, 'outputSchema')
+      registry.register(definitionOf(bee), { remote: true, replace: true })
+      loadedVersions.set(bee.id, bee.version)
+      skippedVersions.delete(bee.id)
+    } catch (error) {
+      // An older version that did load is not served in its place: its schema or endpoint is stale.
+      if (registry.get(bee.id)?.remote === true) registry.remove(bee.id)
+      loadedVersions.delete(bee.id)
+      skippedVersions.set(bee.id, bee.version)
+      fastify.log.warn({ beeId: bee.id, version: bee.version, reason: (error as Error).message }, 'published Bee skipped: it cannot be loaded')
+    }
+  }
+
   const apply = (published: StoredBee[], states: BuiltinState[]) => {
     const present = new Set(published.map((bee) => bee.id))
     for (const id of loadedVersions.keys()) {
@@ -55,11 +80,11 @@ export default fp(async (fastify) => {
         loadedVersions.delete(id)
       }
     }
+    for (const id of skippedVersions.keys()) if (!present.has(id)) skippedVersions.delete(id)
     for (const bee of published) {
       // Validators are compiled once per Bee version; an unchanged Bee keeps its entry.
-      if (loadedVersions.get(bee.id) === bee.version) continue
-      registry.register(definitionOf(bee), { remote: true, replace: true })
-      loadedVersions.set(bee.id, bee.version)
+      if (loadedVersions.get(bee.id) === bee.version || skippedVersions.get(bee.id) === bee.version) continue
+      load(bee)
     }
     for (const state of states) {
       if (!loadedVersions.has(state.id)) registry.setStatus(state.id, state.status, state.statusMessage, state.sunsetAt, state.updatedAt)

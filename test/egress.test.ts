@@ -11,6 +11,24 @@ test('forbidden address ranges', async (t) => {
   }
 })
 
+test('IPv6 addresses that embed an IPv4 one are checked as that IPv4 address', async (t) => {
+  // IPv4-compatible (::/96, deprecated; the URL parser writes ::127.0.0.1 as ::7f00:1) and IPv4-mapped forms.
+  for (const address of ['::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '::169.254.169.254', '0:0:0:0:0:0:a00:1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '::0.0.0.2']) {
+    t.ok(isForbiddenAddress(address), address)
+  }
+  t.notOk(isForbiddenAddress('::808:808'), 'a public IPv4 address embedded is as allowed as the address itself')
+  t.notOk(isForbiddenAddress('1::7f00:1'), 'only an all-zero prefix embeds IPv4')
+
+  const strict = new EgressPolicy([])
+  t.notOk(strict.allows('bees.example.com', '::7f00:1'), 'at connect time, as at publish time')
+  for (const endpoint of ['https://[::127.0.0.1]/x', 'https://[::169.254.169.254]/x', 'https://[::a00:1]/x']) {
+    t.match(await strict.check(endpoint), /is loopback, private, link-local or reserved/, endpoint)
+  }
+  const local = new EgressPolicy(['127.0.0.1'])
+  t.ok(local.allowsHost('[::7f00:1]'), 'the allow-list applies to the embedded address, as for ::ffff: forms')
+  t.equal(await local.check('http://[::127.0.0.1]:8080/x'), null)
+})
+
 test('the allow-list admits hosts, addresses and ranges', async (t) => {
   const policy = new EgressPolicy(['bees.internal', '10.20.0.0/16', '127.0.0.1'])
   t.ok(policy.allows('bees.internal', '10.9.9.9'), 'by host name')

@@ -247,7 +247,7 @@ test('endpoints on loopback, private, link-local or metadata addresses are refus
   const publisher = await createPublisher(app)
   const endpoints = [
     'https://127.0.0.1/x', 'https://[::1]/x', 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/x',
-    'https://192.168.1.20/x', 'https://[fd00::1]/x', 'https://[::ffff:10.0.0.1]/x', 'https://localhost/x',
+    'https://192.168.1.20/x', 'https://[fd00::1]/x', 'https://[::ffff:10.0.0.1]/x', 'https://[::127.0.0.1]/x', 'https://[::a9fe:a9fe]/x', 'https://localhost/x',
     'http://example.com/x', 'https://user:pass@example.com/x', 'not a url'
   ]
   for (const endpoint of endpoints) {

@@ -14,11 +14,38 @@ for (const [network, prefix] of [
   ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]
 ] as const) forbidden.addSubnet(network, prefix, 'ipv6')
 
-/** `::ffff:10.0.0.1` is 10.0.0.1 on the wire. */
+/** The eight 16-bit groups of an IPv6 address (with or without a trailing dotted quad), or null. */
+function ipv6Groups (address: string): number[] | null {
+  const bare = address.replace(/%.*$/, '')
+  if (isIP(bare) !== 6) return null
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(bare)
+  const hex = quad === null
+    ? bare
+    : bare.slice(0, quad.index) + [0, 2].map((i) => ((Number(quad[i + 1]) << 8) | Number(quad[i + 2])).toString(16)).join(':')
+  const parse = (part: string) => part === '' ? [] : part.split(':').map((group) => parseInt(group, 16))
+  const [head = '', tail] = hex.split('::')
+  if (tail === undefined) return parse(head)
+  const before = parse(head)
+  const after = parse(tail)
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after]
+}
+
+/**
+ * An IPv6 address that carries an IPv4 one is that IPv4 address on the wire: IPv4-mapped
+ * `::ffff:10.0.0.1` (also written `::ffff:a00:1`) and the deprecated IPv4-compatible `::10.0.0.1`
+ * (`::/96`, which the URL parser writes `::a00:1`). Both are checked as the IPv4 address they embed;
+ * `::` and `::1` are IPv6's own unspecified and loopback addresses.
+ */
 function unmapped (address: string): { address: string, family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped?.[1] !== undefined) return { address: mapped[1], family: 'ipv4' }
-  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' }
+  const groups = ipv6Groups(address)
+  if (groups === null) return { address, family: 'ipv4' }
+  const [g0, g1, g2, g3, g4, g5 = 0, g6 = 0, g7 = 0] = groups
+  const zeroPrefix = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0
+  const ipv6Own = g5 === 0 && g6 === 0 && g7 <= 1
+  if (zeroPrefix && (g5 === 0xffff || (g5 === 0 && !ipv6Own))) {
+    return { address: [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.'), family: 'ipv4' }
+  }
+  return { address, family: 'ipv6' }
 }
 
 export function isForbiddenAddress (address: string): boolean {

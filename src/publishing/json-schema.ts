@@ -1,11 +1,17 @@
-import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
-
-/** Publisher schemas are compiled strictly: an unknown keyword or a contradictory schema is refused. */
-const strictAjv = addFormats.default(new Ajv({ strict: true, allErrors: false, keywords: ['example'] }))
+import safeRegex from 'safe-regex2'
+import { bodyAjv } from '../validation.js'
 
 const MAX_SCHEMA_BYTES = 64 * 1024
 const MAX_DEPTH = 32
+/**
+ * Inlining a $ref copies its target at every use, so a small schema can expand exponentially
+ * (definitions pointing several times at the level below). The expansion is counted while it is
+ * built and refused once it passes these bounds (inlined, it must still fit in the 64 KB a published
+ * schema may have): publishing stays fast, and what is stored, served in every listing and compiled
+ * by Ajv at every load (a few ms per KB) stays small.
+ */
+const MAX_EXPANDED_NODES = 10_000
+const MAX_EXPANDED_BYTES = MAX_SCHEMA_BYTES
 
 /** Annotation keywords OpenAPI 3.0 has no place for; dropping them changes no validation. */
 const dropped = new Set(['$schema', '$id', '$comment', 'definitions', '$defs', 'examples'])
@@ -14,6 +20,13 @@ const dropped = new Set(['$schema', '$id', '$comment', 'definitions', '$defs', '
 const inexpressible = new Set([
   'if', 'then', 'else', 'patternProperties', 'dependencies', 'propertyNames', 'contains', 'additionalItems', 'contentMediaType', 'contentEncoding'
 ])
+
+/** Keywords whose value is a subschema, or an array of them. */
+const subschemaKeywords = new Set([
+  'items', 'additionalProperties', 'not', 'allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'propertyNames', 'contains', 'additionalItems'
+])
+/** Keywords whose value maps names to subschemas. */
+const schemaMapKeywords = new Set(['properties', 'patternProperties', 'dependencies', 'definitions', '$defs'])
 
 export class SchemaRefused extends Error {}
 
@@ -34,36 +47,184 @@ function resolveLocal (root: JsonObject, ref: string): Json {
   return node
 }
 
+/** The largest count a regex quantifier at `at` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`) allows; 1 when there is none. */
+function quantifierMax (pattern: string, at: number): number {
+  const char = pattern[at]
+  if (char === '*' || char === '+') return Infinity
+  if (char === '?') return 1
+  const braces = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at))
+  if (braces === null) return 1
+  if (braces[2] === undefined) return Number(braces[1])
+  return braces[3] === '' ? Infinity : Number(braces[3])
+}
+
+/**
+ * Walks a pattern's groups, calling `onClose` at each `)` with whether the group holds a `|` (at any
+ * depth) and the index just after it, where its quantifier, if any, starts. Escapes and character
+ * classes are skipped: a `(` or `|` in them is a plain character.
+ */
+function eachGroup (pattern: string, onClose: (alternates: boolean, after: number) => void): void {
+  const open: boolean[] = []
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]
+    if (char === '\\') {
+      i++
+    } else if (char === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++
+    } else if (char === '(') {
+      open.push(false)
+    } else if (char === '|') {
+      if (open.length > 0) open[open.length - 1] = true
+    } else if (char === ')') {
+      const alternates = open.pop() === true
+      if (alternates && open.length > 0) open[open.length - 1] = true
+      onClose(alternates, i + 1)
+    }
+  }
+}
+
+/**
+ * Does the pattern repeat a group holding an alternation, as in `(a|a)*` or `(a|ab){20}`? When the
+ * branches can match the same text, backtracking tries every way of splitting the input between
+ * them: exponential, like nested quantifiers, yet safe-regex2 (which counts star height) lets it
+ * through. Whether two branches overlap cannot be told without an engine, so any repeated
+ * alternation is refused; a character class (`[ab]+`) says the same thing safely.
+ */
+function repeatsAlternation (pattern: string): boolean {
+  let found = false
+  eachGroup(pattern, (alternates, after) => { if (alternates && quantifierMax(pattern, after) > 1) found = true })
+  return found
+}
+
+/**
+ * The pattern with the `?` of optional groups removed, for safe-regex2. It counts `?` as a
+ * repetition, so the everyday `\d+(\.\d+)?` would read as nested; but a group taken at most once
+ * repeats nothing. A `?` inside a repeated group still counts (`(a?a?)+` is exponential).
+ */
+function withoutOptionalGroups (pattern: string): string {
+  const drop = new Set<number>()
+  eachGroup(pattern, (_alternates, after) => { if (pattern[after] === '?') drop.add(after) })
+  return pattern.split('').filter((_unit, i) => !drop.has(i)).join('')
+}
+
+/**
+ * A publisher's pattern runs against every caller's input, unauthenticated: one that backtracks
+ * exponentially ("^(a+)+$" on "aaaa…!") would let anyone stall the event loop. Nested quantifiers
+ * are caught by safe-regex2, repeated alternations by repeatsAlternation. safe-regex2 also refuses
+ * what it cannot parse (lookbehind, for one): safe is what can be shown safe.
+ */
+function checkPattern (pattern: string, at: string): void {
+  if (!safeRegex(withoutOptionalGroups(pattern)) || repeatsAlternation(pattern)) {
+    throw new SchemaRefused(`${at}: pattern ${JSON.stringify(pattern)} may take exponential time to match: it nests quantifiers ` +
+      '("(a+)+"), repeats an alternation ("(a|b)*"), or uses syntax the safety check cannot read (lookbehind). ' +
+      'Write it without them, e.g. with a character class ("[ab]*"), or use "format" or "enum"')
+  }
+}
+
+/**
+ * Checks every regular expression of a schema (pattern, patternProperties names), following only
+ * the keywords that hold subschemas: a "pattern" inside an enum or a default is data, not a regex.
+ */
+export function checkPatterns (schema: Json, where: string, path = ''): void {
+  if (Array.isArray(schema)) {
+    schema.forEach((item, i) => checkPatterns(item, where, `${path}/${i}`))
+    return
+  }
+  if (!isObject(schema)) return
+  if (typeof schema.pattern === 'string') checkPattern(schema.pattern, `${where}${path}`)
+  for (const [key, value] of Object.entries(schema)) {
+    if (subschemaKeywords.has(key)) checkPatterns(value, where, `${path}/${key}`)
+    if (schemaMapKeywords.has(key) && isObject(value)) {
+      for (const [name, sub] of Object.entries(value)) {
+        if (key === 'patternProperties') checkPattern(name, `${where}${path}/patternProperties`)
+        checkPatterns(sub, where, `${path}/${key}/${name}`)
+      }
+    }
+  }
+}
+
+/**
+ * Can the registry load this schema? It is compiled by the very Ajv instance that validates
+ * execute bodies at load (src/validation.ts), so whatever its options refuse (strict mode, a
+ * `default` that useDefaults would ignore, …) is refused here, and whatever passes here loads.
+ * The compiled function is dropped from Ajv's cache: the registry compiles its own copy.
+ */
+export function checkLoadable (schema: JsonObject, where: string): void {
+  checkPatterns(schema, where)
+  try {
+    bodyAjv.compile(schema)
+  } catch (error) {
+    throw new SchemaRefused(`${where} is not a valid JSON Schema: ${(error as Error).message}`)
+  } finally {
+    bodyAjv.removeSchema(schema)
+  }
+}
+
+/** Counts the expanded schema while it is built, and stops it as soon as it is too large. */
+class ExpansionBudget {
+  #nodes = 0
+  #bytes = 0
+
+  constructor (readonly where: string) {}
+
+  /** Adds `nodes` schema objects or arrays and about `bytes` serialized bytes to the result. */
+  spend (nodes: number, bytes: number): void {
+    this.#nodes += nodes
+    this.#bytes += bytes
+    if (this.#nodes > MAX_EXPANDED_NODES) {
+      throw new SchemaRefused(`${this.where} expands to more than ${MAX_EXPANDED_NODES} schema nodes once its $refs are inlined: reuse fewer definitions, or nest them less deeply`)
+    }
+    if (this.#bytes > MAX_EXPANDED_BYTES) this.tooLarge()
+  }
+
+  tooLarge (): never {
+    throw new SchemaRefused(`${this.where} expands to more than ${MAX_EXPANDED_BYTES} bytes once its $refs are inlined: reuse fewer definitions, or nest them less deeply`)
+  }
+}
+
 /**
  * Rewrites a draft-07 schema (the subset Zod converters emit) into one that OpenAPI 3.0 and Ajv both
  * read the same way: local $refs are inlined, `const` becomes a one-value `enum`, `type: [T, "null"]`
  * becomes `nullable`, `examples` gives its first item as `example`. Anything with no faithful 3.0 form
- * (remote or recursive $refs, if/then/else, patternProperties, tuples, …) is refused with the reason.
+ * (remote or recursive $refs, if/then/else, patternProperties, tuples, …) is refused with the reason,
+ * and so is anything the registry could not load (see checkLoadable).
  */
 export function toOpenApiSchema (schema: unknown, where: string): JsonObject {
   if (!isObject(schema)) throw new SchemaRefused(`${where} must be a JSON Schema object`)
   if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) throw new SchemaRefused(`${where} is larger than ${MAX_SCHEMA_BYTES} bytes`)
   const root = schema
+  const budget = new ExpansionBudget(where)
 
   const convert = (node: Json, path: string, depth: number, refs: string[]): Json => {
     if (depth > MAX_DEPTH) throw new SchemaRefused(`${where} is nested deeper than ${MAX_DEPTH} levels`)
-    if (Array.isArray(node)) return node.map((item, i) => convert(item, `${path}/${i}`, depth + 1, refs))
+    if (Array.isArray(node)) {
+      budget.spend(1, 2)
+      return node.map((item, i) => convert(item, `${path}/${i}`, depth + 1, refs))
+    }
     if (!isObject(node)) return node
     if (typeof node.$ref === 'string') {
       const ref = node.$ref
       if (refs.includes(ref)) throw new SchemaRefused(`${where}${path}: recursive $ref "${ref}" cannot be written in OpenAPI 3.0 inline`)
       return convert(resolveLocal(root, ref), path, depth + 1, [...refs, ref])
     }
+    budget.spend(1, 2)
     const out: JsonObject = {}
     for (const [key, value] of Object.entries(node)) {
       if (dropped.has(key)) continue
       if (inexpressible.has(key)) throw new SchemaRefused(`${where}${path}: "${key}" has no OpenAPI 3.0 equivalent`)
       if (key === 'items' && Array.isArray(value)) throw new SchemaRefused(`${where}${path}: tuple "items" arrays have no OpenAPI 3.0 equivalent`)
+      budget.spend(0, key.length + 4)
       if (key === 'properties' && isObject(value)) {
-        out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, convert(sub, `${path}/properties/${name}`, depth + 1, refs)]))
+        budget.spend(1, 2)
+        out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => {
+          budget.spend(0, name.length + 4)
+          return [name, convert(sub, `${path}/properties/${name}`, depth + 1, refs)]
+        }))
       } else if (['items', 'additionalProperties', 'not', 'allOf', 'anyOf', 'oneOf'].includes(key)) {
         out[key] = convert(value, `${path}/${key}`, depth + 1, refs)
       } else {
+        // Copied as it is; a value reached through many $refs counts at every use.
+        budget.spend(0, JSON.stringify(value).length)
         out[key] = value
       }
     }
@@ -84,11 +245,9 @@ export function toOpenApiSchema (schema: unknown, where: string): JsonObject {
   }
 
   const converted = convert(root, '', 0, []) as JsonObject
-  try {
-    strictAjv.compile(converted)
-  } catch (error) {
-    throw new SchemaRefused(`${where} is not a valid JSON Schema: ${(error as Error).message}`)
-  }
+  // The running count is an estimate; the bound holds for the exact size.
+  if (JSON.stringify(converted).length > MAX_EXPANDED_BYTES) budget.tooLarge()
+  checkLoadable(converted, where)
   return converted
 }
 
@@ -120,5 +279,17 @@ export function forOpenApiDocument (schema: Json): Json {
 export function toInputSchema (schema: unknown): JsonObject {
   const converted = toOpenApiSchema(schema, 'inputSchema')
   if (converted.type !== 'object') throw new SchemaRefused('inputSchema must have type "object": the execute body is a JSON object')
+  return converted
+}
+
+/**
+ * An output schema must describe a JSON object too: it is Honey's `result`, an object in the spec
+ * and in every serializer, so a string, array or null result would reach callers garbled.
+ */
+export function toOutputSchema (schema: unknown): JsonObject {
+  const converted = toOpenApiSchema(schema, 'outputSchema')
+  if (converted.type !== 'object' || converted.nullable === true) {
+    throw new SchemaRefused('outputSchema must have type "object" (and not be nullable): it describes Honey\'s result, which is always a JSON object')
+  }
   return converted
 }

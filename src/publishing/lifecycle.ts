@@ -14,10 +14,22 @@ export interface StatusState {
 }
 
 /**
+ * The Sunset header is written from sunsetAt as an HTTP date, so it must be an instant JavaScript
+ * can represent. The date-time format alone lets through leap seconds ("…T23:59:60Z"), which no
+ * Date parses: they would be announced as "Sunset: Invalid Date".
+ */
+function checkSunset (sunsetAt: string | null | undefined): void {
+  if (typeof sunsetAt !== 'string' || !Number.isNaN(Date.parse(sunsetAt))) return
+  const reason = 'must be a date-time that exists, e.g. 2027-06-30T00:00:00Z (leap seconds are not accepted)'
+  throw new ApiError(400, 'VALIDATION_FAILED', `The body is invalid: /sunsetAt ${reason}.`, { details: [{ field: '/sunsetAt', reason }] })
+}
+
+/**
  * The lifecycle: active ⇄ inactive; active or inactive → deprecated (with a statusMessage and an
  * optional sunset date); a deprecated Bee comes back only by the operator's hand.
  */
 export function nextStatus (current: StatusState, change: StatusChange, byAdmin: boolean): StatusState {
+  checkSunset(change.sunsetAt)
   const status = change.status ?? current.status
   if (current.status === 'deprecated' && status !== 'deprecated' && !byAdmin) {
     throw new ApiError(403, 'BEE_DEPRECATED', 'A deprecated Bee can only be revived by the operator.')

@@ -5,7 +5,7 @@ import { ApiError, beeNotFound } from '../errors.js'
 import type { StoredBee } from '../ledger/catalog-store.js'
 import { newSecret } from '../ledger/secrets.js'
 import { toMicros } from '../money.js'
-import { SchemaRefused, toInputSchema, toOpenApiSchema } from '../publishing/json-schema.js'
+import { checkLoadable, SchemaRefused, toInputSchema, toOutputSchema } from '../publishing/json-schema.js'
 import { nextStatus } from '../publishing/lifecycle.js'
 import type { RegisteredBee } from '../registry.js'
 import { BeeId, BeeIdParams, BeeStatus, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../schemas.js'
@@ -19,7 +19,7 @@ const BeeFields = {
   colony: Type.String({ minLength: 1, maxLength: 50, description: 'Grouping label (default community).' }),
   endpoint: Type.String({ maxLength: 2048, description: 'https URL Apiary POSTs each call\'s input to.' }),
   inputSchema: JsonSchemaInput('JSON Schema (draft-07, the subset Zod converters emit) of the input; type object.'),
-  outputSchema: JsonSchemaInput('JSON Schema (draft-07) of the result your endpoint answers with.'),
+  outputSchema: JsonSchemaInput('JSON Schema (draft-07) of the result your endpoint answers with; type object (Honey\'s result is an object).'),
   pricing: Type.Object({
     type: StringEnum(['free', 'pay-per-use'], { description: 'free, or pay-per-use (charged to the caller\'s wallet).' }),
     costPerCall: Type.Number({ minimum: 0, maximum: 1000, description: 'Price of one call; 0 for free Bees.' }),
@@ -49,7 +49,7 @@ const PatchBody = Type.Object({
   config: Type.Optional(BeeFields.config),
   status: Type.Optional(BeeStatus),
   statusMessage: Type.Optional(Type.Unsafe<string | null>({ type: 'string', nullable: true, maxLength: 500, description: 'Why the Bee is inactive or deprecated.' })),
-  sunsetAt: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering.' }))
+  sunsetAt: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering: an RFC 3339 date-time that exists (no leap second).' }))
 }, { description: 'The fields to change; status changes follow the lifecycle.' })
 
 const errors = {
@@ -80,6 +80,23 @@ function schemaOf (convert: () => Record<string, unknown>): StoredBee['inputSche
     if (error instanceof SchemaRefused) throw refused('INVALID_SCHEMA', error.message)
     throw error
   }
+}
+
+/**
+ * A stored schema a change keeps. One stored by an older version may be one this version cannot
+ * load (the catalog skips such a Bee): the change must then bring a new one, else the Bee would stay
+ * unservable. Only loadability is checked, so a legacy Bee can still be deprecated as it is.
+ */
+function keptSchema (schema: StoredBee['inputSchema'], where: 'inputSchema' | 'outputSchema'): StoredBee['inputSchema'] {
+  return schemaOf(() => {
+    try {
+      checkLoadable(schema, `the stored ${where}`)
+    } catch (error) {
+      if (error instanceof SchemaRefused) throw new SchemaRefused(`${error.message}. Send a new ${where} with this change.`)
+      throw error
+    }
+    return schema
+  })
 }
 
 /** What the owner and the operator see of a Bee. */
@@ -128,7 +145,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const body = request.body
     if (isBuiltIn(body.id)) throw new ApiError(409, 'BEE_ID_RESERVED', `"${body.id}" is a built-in Bee's id.`)
     const inputSchema = schemaOf(() => toInputSchema(body.inputSchema))
-    const outputSchema = schemaOf(() => toOpenApiSchema(body.outputSchema, 'outputSchema'))
+    const outputSchema = schemaOf(() => toOutputSchema(body.outputSchema))
     const pricing = priceOf(body.pricing, config.PRICE_CURRENCY)
     await checkEndpoint(body.endpoint)
     const now = new Date().toISOString()
@@ -202,8 +219,8 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       category: body.category ?? stored.category,
       colony: body.colony ?? stored.colony,
       endpoint: body.endpoint ?? stored.endpoint,
-      inputSchema: body.inputSchema === undefined ? stored.inputSchema : schemaOf(() => toInputSchema(body.inputSchema)),
-      outputSchema: body.outputSchema === undefined ? stored.outputSchema : schemaOf(() => toOpenApiSchema(body.outputSchema, 'outputSchema')),
+      inputSchema: body.inputSchema === undefined ? keptSchema(stored.inputSchema, 'inputSchema') : schemaOf(() => toInputSchema(body.inputSchema)),
+      outputSchema: body.outputSchema === undefined ? keptSchema(stored.outputSchema, 'outputSchema') : schemaOf(() => toOutputSchema(body.outputSchema)),
       pricing: body.pricing === undefined ? stored.pricing : priceOf(body.pricing, config.PRICE_CURRENCY),
       primaryServices: body.config?.primaryServices ?? stored.primaryServices,
       version: stored.version + 1,
