@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/errors.js'
 
@@ -36,8 +37,20 @@ const fastifyErrors: Record<string, { code: string, message: (error: FastifyErro
   FST_ERR_CTP_INVALID_JSON_BODY: {
     code: 'INVALID_JSON',
     message: (error) => `The body is not valid JSON: ${error.message}`
+  },
+  // The next two come before routing, through frameworkErrors below.
+  FST_ERR_BAD_URL: {
+    code: 'BAD_URL',
+    message: () => 'The URL is not valid: a path segment has broken percent-encoding (such as %zz).'
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'PARAM_TOO_LONG',
+    message: () => 'A path parameter is longer than this service accepts; no identifier here is that long.'
   }
 }
+
+/** How a message names the part of the request that failed validation. */
+const partNames: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'request' }
 
 function send (reply: FastifyReply, status: number, code: string, message: string, extra?: Record<string, unknown>) {
   return reply.code(status).send({ error: STATUS_CODES[status] ?? 'Error', code, message, ...extra })
@@ -54,7 +67,8 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
     }
     const details = error.validation.map(toIssue)
     const summary = details.map((issue) => `${issue.field || error.validationContext} ${issue.reason}`).join('; ')
-    return send(reply, 400, 'VALIDATION_FAILED', `The ${error.validationContext ?? 'request'} is invalid: ${summary}.`, { details })
+    const part = partNames[error.validationContext ?? ''] ?? 'request'
+    return send(reply, 400, 'VALIDATION_FAILED', `The ${part} is invalid: ${summary}.`, { details })
   }
   const known = error.code === undefined ? undefined : fastifyErrors[error.code]
   if (known !== undefined) return send(reply, error.statusCode ?? 400, known.code, known.message(error))
@@ -65,6 +79,48 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
   if (status < 500) return send(reply, status, 'BAD_REQUEST', error.message)
   request.log.error({ err: error }, 'request failed')
   return send(reply, 500, 'INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} when reporting it.`)
+}
+
+/**
+ * Server option frameworkErrors: what Fastify refuses before routing (a URL that does not decode, an
+ * over-long path parameter) gets the same shape and the request id header. No hook runs for these
+ * requests, so the header and the request's one log line are written here.
+ */
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.raw.once('finish', () => {
+    reply.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request completed')
+  })
+  reply.header('x-request-id', request.id)
+  handleError(error, request, reply)
+}
+
+/** Errors of the HTTP parser, by Node's code: there is no request yet, only the socket to answer on. */
+const clientErrors: Record<string, { status: number, code: string, message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time.' },
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than this service accepts.' }
+}
+const malformedHttp = {
+  status: 400,
+  code: 'BAD_REQUEST',
+  message: 'The request is not valid HTTP/1.1; check the request line, the headers and that Content-Length matches the body.'
+}
+
+/**
+ * Server option clientErrorHandler: Node's HTTP parser failed (bytes after a short Content-Length,
+ * a malformed request line, oversized headers). Answers in the standard shape, then closes the
+ * connection, as Fastify's default does.
+ */
+export function clientErrorHandler (this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection is already gone: nothing to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const { status, code, message } = clientErrors[error.code ?? ''] ?? malformedHttp
+  this.log.debug({ err: error }, 'client error')
+  if (socket.writable) {
+    const body = JSON.stringify({ error: STATUS_CODES[status], code, message })
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
 }
 
 /** One error shape everywhere: `{error, code, message}`, with `details` for validation errors. */

@@ -4,8 +4,9 @@ import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
-import errors from '../plugins/errors.js'
+import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
+import jsonBodies from '../plugins/json-bodies.js'
 import idempotency from '../plugins/idempotency.js'
 import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
@@ -33,7 +34,10 @@ export function serverOptions (config: Config): FastifyServerOptions {
     // A gateway sits in front: trust it for the client address in logs.
     trustProxy: true,
     return503OnClosing: true,
-    logController: new OneLineRequestLog()
+    logController: new OneLineRequestLog(),
+    // Errors met before a route runs, or before there is a request at all, in the standard shape too.
+    frameworkErrors,
+    clientErrorHandler
   }
 }
 
@@ -41,6 +45,7 @@ export function serverOptions (config: Config): FastifyServerOptions {
 export default async function app (fastify: FastifyInstance, { config }: AppOptions) {
   await fastify.register(configPlugin, { config })
   await fastify.register(validation)
+  await fastify.register(jsonBodies)
   await fastify.register(errors)
   await fastify.register(accessLog)
   await fastify.register(registry)

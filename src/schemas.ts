@@ -21,8 +21,11 @@ export const TextInput = (purpose: string, maxChars: number) => Type.String({
   description: `Text to ${purpose}, 1 to ${maxChars} characters, not only white space.`
 })
 
+/** Kebab-case: also what the ledger checks before looking a Bee up (see catalog-store). */
+export const BEE_ID_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
+
 export const BeeId = Type.String({
-  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  pattern: BEE_ID_PATTERN,
   maxLength: 64,
   description: 'Unique identifier of the Bee, in kebab-case.'
 })
@@ -141,11 +144,27 @@ export const PaymentRequiredBody = Type.Object({
 export const WALLET_HEADER = 'x-registry-wallet-token'
 export const WALLET_HEADER_NAME = 'X-Registry-Wallet-Token'
 
-/** Largest amount one deposit may move: keeps every balance a safe integer of micro-units. */
+/** Largest amount one deposit (or opening balance) may move. */
 export const MAX_AMOUNT = 1e9
 
+/**
+ * Most a wallet may hold, in units of its currency. Balances are integer micro-units read back as
+ * JavaScript numbers (better-sqlite3 and pg both hand back doubles), which are exact only up to 2^53
+ * (about 9,007,199,254 units): a deposit that would cross this cap is refused. The headroom between
+ * the cap and 2^53 lets refunds of charges still in flight land above it without losing precision.
+ */
+export const MAX_BALANCE = 9_000_000_000
+
+/** Wallet ids are `wal_` and 16 base64url characters (see issueWallet); the pattern is a little looser. */
+export const WALLET_ID_PATTERN = '^wal_[A-Za-z0-9_-]{1,64}$'
+
+export const WalletId = Type.String({
+  pattern: WALLET_ID_PATTERN,
+  description: 'Wallet identifier: wal_ and base64url characters.'
+})
+
 export const Wallet = Type.Object({
-  id: Type.String({ description: 'Wallet identifier.' }),
+  id: WalletId,
   balance: Type.Number({ description: 'Current balance in `currency`.' }),
   currency: Type.String({ description: 'ISO 4217 currency of the wallet.' }),
   label: NullableString({ description: 'Free-text label given at creation.' }),

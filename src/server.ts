@@ -14,10 +14,9 @@ try {
 
 const logger = createLogger(config)
 const server = Fastify({ ...serverOptions(config), loggerInstance: logger as FastifyBaseLogger })
-await server.register(app, { config })
 
 // SIGTERM and SIGINT stop accepting connections and let in-flight requests finish.
-closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err, signal }) => {
+const grace = closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err, signal }) => {
   if (err !== undefined) server.log.error({ err }, 'shutting down after an error')
   else server.log.info({ signal }, 'shutting down: finishing in-flight requests')
   await server.close()
@@ -25,10 +24,14 @@ closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err, signal }) =>
 })
 
 try {
+  // Loading the app opens the ledger; listening makes it ready (the catalog loads then). Either may fail.
+  await server.register(app, { config })
   await server.listen({ port: config.PORT, host: config.HOST })
 } catch (error) {
   server.log.fatal({ err: error }, 'could not start')
-  logger.flush()
-  process.exitCode = 1
-  await server.close()
+  // close-with-grace also hooks the process's normal exit, and would end it with code 0: unhook it first.
+  grace.uninstall()
+  await server.close().catch((closeError: unknown) => server.log.error({ err: closeError }, 'closing after a failed start failed'))
+  // pino flushes its asynchronous destination synchronously on exit.
+  process.exit(1)
 }

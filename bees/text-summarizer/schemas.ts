@@ -4,10 +4,13 @@ import { DEFAULT_MAX_WORDS, SUMMARY_MAX_CHARS } from './summarize.js'
 
 export const SummaryInput = Type.Object({
   text: TextInput('summarize', SUMMARY_MAX_CHARS),
+  // The text has at most SUMMARY_MAX_CHARS characters, so no larger budget can matter; the bound also
+  // keeps numbers such as 1e300, which JSON Schema counts as integers, away from the summarizer.
   maxLength: Type.Optional(Type.Integer({
     minimum: 1,
+    maximum: SUMMARY_MAX_CHARS,
     default: DEFAULT_MAX_WORDS,
-    description: `Most words the summary may have (default ${DEFAULT_MAX_WORDS}).`
+    description: `Most words the summary may have, 1 to ${SUMMARY_MAX_CHARS} (default ${DEFAULT_MAX_WORDS}).`
   }))
 }, { description: 'Text to summarize and the word budget.' })
 

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { JsonObject } from '../publishing/json-schema.js'
+import { BEE_ID_PATTERN } from '../schemas.js'
 import type { Tables } from './tables.js'
 
 export interface Publisher {
@@ -106,6 +107,8 @@ const fromRow = (row: BeeRow): StoredBee => ({
   updatedAt: row.updated_at
 })
 
+const beeIdShape = new RegExp(BEE_ID_PATTERN)
+
 export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
   /** Runs a change and bumps the catalog version in the same transaction. */
   const change = <T>(work: (trx: Transaction<Tables>) => Promise<T>) => db.transaction().execute(async (trx) => {
@@ -138,6 +141,8 @@ export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
     },
 
     async publishedBee (id) {
+      // An id no Bee can have is not looked up: PostgreSQL refuses text with NUL bytes outright.
+      if (!beeIdShape.test(id)) return null
       const row = await db.selectFrom('published_bees').selectAll().where('id', '=', id).executeTakeFirst()
       return row === undefined ? null : fromRow(row)
     },

@@ -1,8 +1,9 @@
 import { type Kysely, type Selectable, type Transaction, sql } from 'kysely'
-import { invalidCursor } from '../errors.js'
-import { fromMicros } from '../money.js'
-import type { JournalEntry, Wallet } from '../schemas.js'
+import { ApiError } from '../errors.js'
+import { fromMicros, MICROS_PER_UNIT } from '../money.js'
+import { type JournalEntry, MAX_BALANCE, type Wallet, WALLET_ID_PATTERN } from '../schemas.js'
 import { createCatalogStore } from './catalog-store.js'
+import { decodeCursor, decodeIdCursor, encodeCursor } from './cursors.js'
 import type { Debit } from './debit.js'
 import type { Dialect } from './migrations.js'
 import type { ChargeOutcome, LedgerStore, Page, PageRequest } from './store.js'
@@ -36,9 +37,15 @@ const toEntry = (row: Pick<JournalRow, typeof journalColumns[number]>): JournalE
 const now = () => new Date().toISOString()
 const later = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString()
 
-/** Cursors are opaque to clients: the last key of the page, base64url-encoded. */
-const encodeCursor = (value: string | number) => Buffer.from(String(value)).toString('base64url')
-const decodeCursor = (cursor: string | undefined) => cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString()
+const walletIdShape = new RegExp(WALLET_ID_PATTERN)
+
+/** The cap on a balance (see MAX_BALANCE), in micro-units: 9e15, below 2^53. */
+const MAX_BALANCE_MICROS = MAX_BALANCE * MICROS_PER_UNIT
+
+function balanceLimit (): ApiError {
+  return new ApiError(400, 'BALANCE_LIMIT_EXCEEDED',
+    `A wallet holds at most ${MAX_BALANCE.toLocaleString('en-US')} of its currency: this would take its balance above that.`)
+}
 
 function page<T> (rows: T[], limit: number, keyOf: (row: T) => string | number): { rows: T[], nextCursor: string | null } {
   const more = rows.length > limit
@@ -52,15 +59,24 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
   const walletByToken = (tokenHash: string) =>
     db.selectFrom('wallets').select(walletColumns).where('token_hash', '=', tokenHash).executeTakeFirst()
 
+  // Refunds credit without the cap: they return money the wallet held before, and must never fail.
   const credit = (trx: Transaction<Tables>, walletId: string, micros: number) =>
     trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) }))
       .where('id', '=', walletId).returning(walletColumns).executeTakeFirst()
+
+  // A deposit credits only while the result stays under the cap, checked by the UPDATE itself, so
+  // concurrent deposits (from any instance) cannot cross it together.
+  const cappedCredit = (trx: Transaction<Tables>, walletId: string, micros: number) =>
+    trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) }))
+      .where('id', '=', walletId).where('balance', '<=', MAX_BALANCE_MICROS - micros)
+      .returning(walletColumns).executeTakeFirst()
 
   return {
     dialect,
     catalog: createCatalogStore(db),
 
     async createWallet (wallet) {
+      if (wallet.micros > MAX_BALANCE_MICROS) throw balanceLimit()
       return await db.transaction().execute(async (trx) => {
         const createdAt = now()
         const row = await trx.insertInto('wallets').values({
@@ -93,7 +109,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
 
     async listWallets ({ limit, cursor }): Promise<Page<Wallet>> {
       let query = db.selectFrom('wallets').select(walletColumns).orderBy('id').limit(limit + 1)
-      const after = decodeCursor(cursor)
+      const after = decodeCursor(cursor, walletIdShape)
       if (after !== undefined) query = query.where('id', '>', after)
       const { rows, nextCursor } = page(await query.execute(), limit, (row) => row.id)
       return { items: rows.map(toWallet), nextCursor }
@@ -107,8 +123,13 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
 
     async deposit (walletId, micros, requestId) {
       const row = await db.transaction().execute(async (trx) => {
-        const credited = await credit(trx, walletId, micros)
-        if (credited === undefined) return undefined
+        const credited = await cappedCredit(trx, walletId, micros)
+        if (credited === undefined) {
+          // Refused: the wallet is missing, or the deposit would cross the cap.
+          const exists = await trx.selectFrom('wallets').select('id').where('id', '=', walletId).executeTakeFirst()
+          if (exists === undefined) return undefined
+          throw balanceLimit()
+        }
         await trx.insertInto('journal')
           .values({ wallet_id: walletId, kind: 'deposit', amount: micros, request_id: requestId, created_at: now() })
           .execute()
@@ -153,12 +174,8 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     async journal (walletId, { limit, cursor }): Promise<Page<JournalEntry>> {
       let query = db.selectFrom('journal').select(journalColumns)
         .where('wallet_id', '=', walletId).orderBy('id', 'desc').limit(limit + 1)
-      const before = decodeCursor(cursor)
-      if (before !== undefined) {
-        const id = Number(before)
-        if (!Number.isSafeInteger(id)) throw invalidCursor()
-        query = query.where('id', '<', id)
-      }
+      const before = decodeIdCursor(cursor)
+      if (before !== undefined) query = query.where('id', '<', before)
       const { rows, nextCursor } = page(await query.execute(), limit, (row) => row.id)
       return { items: rows.map(toEntry), nextCursor }
     },

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { beeNotFound, invalidCursor } from '../errors.js'
+import { beeNotFound } from '../errors.js'
 import { admitBee, executeResponses, IdempotencyHeaders, runBee } from '../execute.js'
-import { AnyResult, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../schemas.js'
+import { decodeCursor, encodeCursor } from '../ledger/cursors.js'
+import { AnyResult, BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../schemas.js'
 
 export const DEFAULT_PAGE = 100
 
@@ -17,6 +18,7 @@ const DiscoveryQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page.' }))
 })
 
+const beeIdShape = new RegExp(BEE_ID_PATTERN)
 const CACHE_CONTROL = 'public, max-age=5'
 const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 
@@ -50,11 +52,10 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (isBare && bare !== null && bare.version === registry.version) {
       ({ body, etag } = bare)
     } else {
-      const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString()
-      if (after !== undefined && !/^[a-z0-9-]+$/.test(after)) throw invalidCursor()
+      const after = decodeCursor(cursor, beeIdShape)
       const { records, more } = registry.list({ ...filter, after }, limit)
       const last = records[records.length - 1]
-      const nextCursor = more && last !== undefined ? Buffer.from(last.id).toString('base64url') : null
+      const nextCursor = more && last !== undefined ? encodeCursor(last.id) : null
       body = JSON.stringify({ bees: records, nextCursor })
       etag = etagOf(body)
       if (isBare) bare = { version: registry.version, body, etag }

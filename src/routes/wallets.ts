@@ -3,12 +3,17 @@ import { Type } from 'typebox'
 import { ApiError } from '../errors.js'
 import { issueWallet } from '../ledger/wallets.js'
 import { toMicros } from '../money.js'
-import { CreatedWallet, ErrorBody, JournalEntry, MAX_AMOUNT, PageQuery, paged, ValidationErrorBody, Wallet } from '../schemas.js'
+import { CreatedWallet, ErrorBody, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ValidationErrorBody, Wallet, WalletId } from '../schemas.js'
 
-const WalletParams = Type.Object({ id: Type.String({ description: 'Wallet identifier.' }) })
+// The id's pattern keeps malformed ids (NUL bytes, which PostgreSQL refuses, among them) from the database: 400.
+const WalletParams = Type.Object({ id: WalletId })
 
 const adminErrors = {
-  400: ValidationErrorBody,
+  400: {
+    ...ValidationErrorBody,
+    description: 'The request does not match its schema, a cursor or amount is invalid, or a deposit would take a balance ' +
+      `above ${MAX_BALANCE} (BALANCE_LIMIT_EXCEEDED).`
+  },
   401: { ...ErrorBody, description: 'Missing or wrong admin token.' },
   403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
 }
@@ -70,7 +75,11 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Add funds to a wallet',
       params: WalletParams,
       body: Type.Object({
-        amount: Type.Number({ minimum: 0.000001, maximum: MAX_AMOUNT, description: 'Amount to add, at least 0.000001.' })
+        amount: Type.Number({
+          minimum: 0.000001,
+          maximum: MAX_AMOUNT,
+          description: `Amount to add, 0.000001 to ${MAX_AMOUNT}; the balance may not exceed ${MAX_BALANCE}.`
+        })
       }, { description: 'The deposit.' }),
       response: { 200: Wallet, ...walletErrors }
     }

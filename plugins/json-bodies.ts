@@ -1,0 +1,64 @@
+import fp from 'fastify-plugin'
+import { ApiError } from '../src/errors.js'
+
+/** Deeper JSON is refused: no input here needs it, and deep values overflow the stack of whatever recurses over them. */
+export const MAX_JSON_DEPTH = 64
+
+/** A value still to visit, with the way back to the root (the JSON pointer is built only for a message). */
+interface Pending { value: object, depth: number, parent: Pending | null, key: string }
+
+/** The JSON pointer of `key` in `entry`, cut short for a message: keys are the client's and may be long. */
+function pointer (entry: Pending | null, key: string | null): string {
+  const keys = key === null ? [] : [key]
+  for (let at = entry; at !== null && at.parent !== null; at = at.parent) keys.push(at.key)
+  if (keys.length === 0) return 'the body'
+  const path = keys.reverse().map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+  return path.length > 100 ? `${path.slice(0, 100)}…` : path
+}
+
+function nulCharacter (where: string): ApiError {
+  return new ApiError(400, 'NUL_CHARACTER',
+    `The body has a NUL character (\\u0000) in ${where}; text here cannot hold it. Remove it and send again.`)
+}
+
+/**
+ * Why a parsed JSON body is refused, or null: nested deeper than MAX_JSON_DEPTH, or a string or key
+ * holding U+0000, which PostgreSQL cannot store in text. Iterative, so no body can exhaust the stack
+ * here; it visits each value once, which costs little next to parsing it.
+ */
+export function jsonBodyProblem (body: unknown): ApiError | null {
+  if (typeof body === 'string') return body.includes('\0') ? nulCharacter('the body') : null
+  if (typeof body !== 'object' || body === null) return null
+  const pending: Pending[] = [{ value: body, depth: 1, parent: null, key: '' }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > MAX_JSON_DEPTH) {
+      return new ApiError(400, 'BODY_TOO_DEEP', `The body is nested more than ${MAX_JSON_DEPTH} levels deep; send a flatter document.`)
+    }
+    for (const [key, child] of Object.entries(next.value)) {
+      if (key.includes('\0')) return nulCharacter(`a key of ${pointer(next, null)}`)
+      if (typeof child === 'string') {
+        if (child.includes('\0')) return nulCharacter(pointer(next, key))
+      } else if (typeof child === 'object' && child !== null) {
+        pending.push({ value: child, depth: next.depth + 1, parent: next, key })
+      }
+    }
+  }
+  return null
+}
+
+/**
+ * application/json bodies are parsed by Fastify's own parser, with its protections against
+ * __proto__ and constructor.prototype keys (as configured on the server), and then refused if
+ * jsonBodyProblem finds one: before validation, idempotency or a remote Bee ever see them.
+ */
+export default fp(async (fastify) => {
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = fastify.initialConfig
+  const parse = fastify.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning)
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+    parse(request, body, (error, value) => {
+      if (error !== null) return done(error, undefined)
+      const problem = jsonBodyProblem(value)
+      return problem === null ? done(null, value) : done(problem, undefined)
+    })
+  })
+}, { name: 'json-bodies' })

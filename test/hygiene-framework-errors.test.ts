@@ -1,0 +1,65 @@
+import { connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { test } from 'tap'
+import { adminHeaders, build } from './helper.js'
+
+test('errors Fastify meets before routing answer in the standard shape, with the request id', async (t) => {
+  const lines: string[] = []
+  const app = await build(t, { logLines: lines })
+  const cases = [
+    { url: '/api/wallets/%zz', status: 400, code: 'BAD_URL' },
+    { url: '/api/bees/%E0%A4%A/execute', status: 400, code: 'BAD_URL' },
+    { url: `/api/wallets/${'x'.repeat(300)}`, status: 414, code: 'PARAM_TOO_LONG' }
+  ]
+  for (const { url, status, code } of cases) {
+    const response = await app.inject({ url, headers: adminHeaders })
+    t.equal(response.statusCode, status, url)
+    t.same(Object.keys(response.json()).sort(), ['code', 'error', 'message'], 'no statusCode or Fastify code')
+    t.match(response.json(), { code, message: String })
+    t.match(response.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+    const logged = lines.map((line) => JSON.parse(line)).find((line) => line.reqId === response.headers['x-request-id'])
+    t.match(logged, { msg: 'request completed', statusCode: status }, 'one log line, under the same request id')
+  }
+  const forwarded = await app.inject({ url: '/api/wallets/%zz', headers: { 'x-request-id': 'gateway-7' } })
+  t.equal(forwarded.headers['x-request-id'], 'gateway-7', 'a gateway\'s id is kept here too')
+})
+
+/** Sends raw bytes and returns everything the server wrote before it closed the connection. */
+async function rawExchange (port: number, bytes: string): Promise<string> {
+  return await new Promise((resolve) => {
+    let answer = ''
+    const socket = connect(port, '127.0.0.1', () => socket.end(bytes))
+    socket.on('data', (chunk) => { answer += String(chunk) })
+    socket.on('error', () => {})
+    socket.on('close', () => resolve(answer))
+  })
+}
+
+function parseAnswer (answer: string): { status: number, headers: string, body: unknown } {
+  const [head = '', body = ''] = answer.split('\r\n\r\n')
+  return { status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: JSON.parse(body) }
+}
+
+test('requests Node\'s HTTP parser refuses answer in the standard shape', async (t) => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const body = '{"text":"Hello there, friend."}'
+
+  const short = parseAnswer(await rawExchange(port,
+    `POST /api/bees/text-summarizer/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n${body}`))
+  t.equal(short.status, 400, 'bytes beyond a short Content-Length')
+  t.match(short.body, { error: 'Bad Request', code: 'BAD_REQUEST', message: /Content-Length/ })
+  t.match(short.headers, /content-type: application\/json/)
+
+  const garbage = parseAnswer(await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n'))
+  t.equal(garbage.status, 400)
+  t.match(garbage.body, { code: 'BAD_REQUEST' })
+
+  const huge = parseAnswer(await rawExchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
+  t.equal(huge.status, 431)
+  t.same(huge.body, { error: 'Request Header Fields Too Large', code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than this service accepts.' })
+
+  const fine = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+  t.match(fine, /^HTTP\/1\.1 200/, 'a well-formed request is untouched')
+})
