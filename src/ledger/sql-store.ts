@@ -59,17 +59,16 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
   const walletByToken = (tokenHash: string) =>
     db.selectFrom('wallets').select(walletColumns).where('token_hash', '=', tokenHash).executeTakeFirst()
 
-  // Refunds credit without the cap: they return money the wallet held before, and must never fail.
-  const credit = (trx: Transaction<Tables>, walletId: string, micros: number) =>
-    trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) }))
-      .where('id', '=', walletId).returning(walletColumns).executeTakeFirst()
-
-  // A deposit credits only while the result stays under the cap, checked by the UPDATE itself, so
-  // concurrent deposits (from any instance) cannot cross it together.
-  const cappedCredit = (trx: Transaction<Tables>, walletId: string, micros: number) =>
-    trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) }))
-      .where('id', '=', walletId).where('balance', '<=', MAX_BALANCE_MICROS - micros)
-      .returning(walletColumns).executeTakeFirst()
+  /**
+   * A deposit credits only while the result stays under the cap, checked by the UPDATE itself, so
+   * concurrent deposits (from any instance) cannot cross it together. A refund is not capped: it
+   * returns money the wallet held before, and must never fail.
+   */
+  const credit = (trx: Transaction<Tables>, walletId: string, micros: number, { capped }: { capped: boolean }) => {
+    let update = trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) })).where('id', '=', walletId)
+    if (capped) update = update.where('balance', '<=', MAX_BALANCE_MICROS - micros)
+    return update.returning(walletColumns).executeTakeFirst()
+  }
 
   return {
     dialect,
@@ -123,7 +122,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
 
     async deposit (walletId, micros, requestId) {
       const row = await db.transaction().execute(async (trx) => {
-        const credited = await cappedCredit(trx, walletId, micros)
+        const credited = await credit(trx, walletId, micros, { capped: true })
         if (credited === undefined) {
           // Refused: the wallet is missing, or the deposit would cross the cap.
           const exists = await trx.selectFrom('wallets').select('id').where('id', '=', walletId).executeTakeFirst()
@@ -167,7 +166,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
           refund_of: chargeId,
           created_at: now()
         }).onConflict((oc) => oc.column('refund_of').doNothing()).returning('id').executeTakeFirst()
-        if (inserted !== undefined) await credit(trx, original.wallet_id, Number(original.amount))
+        if (inserted !== undefined) await credit(trx, original.wallet_id, Number(original.amount), { capped: false })
       })
     },
 
