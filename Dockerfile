@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build: compile TypeScript and the native SQLite driver, then keep production dependencies only.
+# Build: compile TypeScript and the native modules (SQLite driver, RE2), then keep production dependencies only.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
@@ -13,7 +13,7 @@ COPY types types
 COPY src src
 COPY plugins plugins
 COPY bees bees
-RUN npm rebuild better-sqlite3 \
+RUN npm rebuild better-sqlite3 re2 \
   && npm run build \
   && npm prune --omit=dev
 

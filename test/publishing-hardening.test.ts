@@ -152,6 +152,24 @@ test('$refs that expand exponentially are refused, fast', async (t) => {
   t.equal((await app.inject('/api/bees/modest-reuse')).json().inputSchema.properties.root.properties.p3.properties.p0.properties.p1.type, 'string')
 })
 
+test('patterns are matched by RE2: ones that backtrack polynomially in JavaScript answer at once', async (t) => {
+  const { app, attempt } = await setup(t)
+  // Neither nests quantifiers nor repeats an alternation, so the publish-time check lets both through;
+  // with JavaScript's engine, 30 characters took 109 s on the first and 200 never finished.
+  const cases = [{ pattern: '^a*a*a*a*a*a*a*a*a*a*a*a*b$', unit: 'a' }, { pattern: '^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*x$', unit: '1' }]
+  for (const [i, { pattern, unit }] of cases.entries()) {
+    const published = await attempt({ inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } } }, `poly-${i}`)
+    t.equal(published.statusCode, 201, `${pattern} is accepted`)
+    const started = performance.now()
+    const call = await app.inject({ method: 'POST', url: `/api/bees/poly-${i}/execute`, payload: { s: `${unit.repeat(5000)}!` } })
+    const elapsed = performance.now() - started
+    t.equal(call.statusCode, 400, `${pattern}: a non-matching input is refused`)
+    t.ok(elapsed < 1000, `${pattern}: in ${elapsed.toFixed(0)} ms`)
+  }
+  const lookbehind = await attempt({ inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '(?<!a)b' } } } }, 'behind')
+  t.equal(lookbehind.statusCode, 400, 'what RE2 cannot run is refused')
+})
+
 test('patterns that can backtrack exponentially are refused', async (t) => {
   const { app, attempt } = await setup(t)
   const withPattern = (pattern: string) => ({ inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } } })
