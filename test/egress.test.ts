@@ -16,6 +16,10 @@ test('IPv6 addresses that embed an IPv4 one are checked as that IPv4 address', a
   for (const address of ['::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '::169.254.169.254', '0:0:0:0:0:0:a00:1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '::0.0.0.2']) {
     t.ok(isForbiddenAddress(address), address)
   }
+  for (const address of ['::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '2002:7f00:1::', '2002:a9fe:a9fe::1', '64:ff9b:1::a9fe:a9fe', '2001:0:4136:e378::1', '100::1', 'fec0::1']) {
+    t.ok(isForbiddenAddress(address), `${address}: a transition, discard or old site-local range`)
+  }
+  t.notOk(isForbiddenAddress('2a00:1450:4001:80b::200e'), 'ordinary global IPv6 is allowed')
   t.notOk(isForbiddenAddress('::808:808'), 'a public IPv4 address embedded is as allowed as the address itself')
   t.notOk(isForbiddenAddress('1::7f00:1'), 'only an all-zero prefix embeds IPv4')
 

@@ -3,7 +3,8 @@ import { BlockList, isIP, type LookupFunction } from 'node:net'
 
 /**
  * Where a published Bee may not point: loopback, private, link-local (with the cloud metadata
- * address 169.254.169.254), unique-local, carrier-grade NAT, multicast and reserved ranges.
+ * address 169.254.169.254), unique-local, carrier-grade NAT, multicast and reserved ranges, and the
+ * IPv6 transition ranges that lead to IPv4 addresses.
  */
 const forbidden = new BlockList()
 for (const [network, prefix] of [
@@ -11,7 +12,10 @@ for (const [network, prefix] of [
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]
 ] as const) forbidden.addSubnet(network, prefix, 'ipv4')
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32],
+  // Transition ranges that also carry an IPv4 address and reach it where the host routes them
+  // (IPv4-translated, local-use NAT64, 6to4, Teredo), the discard prefix and the old site-local range.
+  ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32], ['100::', 64], ['fec0::', 10]
 ] as const) forbidden.addSubnet(network, prefix, 'ipv6')
 
 /** The eight 16-bit groups of an IPv6 address (with or without a trailing dotted quad), or null. */
