@@ -7,7 +7,7 @@ import modelFile from './sentiment-model.json' with { type: 'json' }
 
 export type { SentimentAnalysis, SentimentLabel } from './model.js'
 
-export const SENTIMENT_PROVIDER = 'wink-nlp (wink-eng-lite-web-model) + vader-sentiment'
+export const SENTIMENT_PROVIDER = 'wink-nlp (wink-eng-lite-web-model) + vader-sentiment + apiary word model'
 
 /** Documented upper bound on input length; the HTTP layer rejects longer text. */
 export const SENTIMENT_MAX_CHARS = 20000
@@ -20,10 +20,12 @@ export const SENTIMENT_MAX_CHARS = 20000
 export const TUNED_SENTIMENT_MODEL: SentimentModel = fromFile(modelFile)
 
 /**
- * score: blended polarity in [-1, 1]. confidence: calibrated probability that
- * the label matches the sign of a human mean rating (the VADER paper's gold,
- * where only an exact 0 is neutral); so a neutral label, given when there is no
- * English sentiment evidence at all, always comes with a low confidence.
+ * score: polarity in [-1, 1], the lexicons' score moved towards the learned
+ * model's view (see model.ts); the label is its sign. confidence: calibrated
+ * probability that the label matches the sign of a human mean rating (the
+ * VADER paper's gold, where only an exact 0 is neutral); so a neutral label,
+ * given when there is too little English sentiment evidence, always comes with
+ * a low confidence.
  */
 export function analyzeSentiment (text: string): SentimentAnalysis {
   if (text.length > SENTIMENT_MAX_CHARS) {

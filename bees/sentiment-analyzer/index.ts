@@ -8,8 +8,8 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
   const bee = fastify.registry.register({
     id: 'sentiment-analyzer',
     name: 'Sentiment Analyzer',
-    description: 'Classifies the sentiment of English text as positive, negative or neutral with lexicon-based analyzers ' +
-      'that run offline. Honey confidence: the calibrated probability that the label is right (the same as ' +
+    description: 'Classifies the sentiment of English text as positive, negative or neutral with two sentiment lexicons ' +
+      'and a word model trained on human ratings, all run offline. Honey confidence: the calibrated probability that the label is right (the same as ' +
       'result.confidence). Honey freshness: always 0, computed at call time.',
     category: 'utility',
     colony: 'core',

@@ -1,11 +1,9 @@
 // The JSON form of a SentimentModel (sentiment-model.json), written by
 // eval/tune-sentiment.ts. Words and weights are parallel arrays: a JSON object
 // with tens of thousands of keys would make TypeScript infer a type as large.
-import type { SentimentModel } from './model.js'
+import type { ScoreBlend, SentimentModel } from './model.js'
 
-export interface SentimentModelFile {
-  vaderWeight: number
-  neutralBand: number
+export interface SentimentModelFile extends ScoreBlend {
   neutralConfidence: number
   dense: number[]
   calibration: number[]
@@ -19,8 +17,11 @@ export interface SentimentModelFile {
 export function fromFile (file: SentimentModelFile): SentimentModel {
   const words = parallelMap(file.words, file.weights, 'words')
   const vectors = parallelMap(file.vectorWords, file.vectorWeights, 'vector words')
-  const { vaderWeight, neutralBand, neutralConfidence, dense, calibration } = file
-  return { vaderWeight, neutralBand, neutralConfidence, confidence: { dense, words, vectors, calibration } }
+  const { vaderWeight, learnedShare, learnedShareSocial, learnedScale, silentThreshold, neutralConfidence, dense, calibration } = file
+  return {
+    vaderWeight, learnedShare, learnedShareSocial, learnedScale, silentThreshold, neutralConfidence,
+    learned: { dense, words, vectors, calibration }
+  }
 }
 
 function parallelMap (keys: readonly string[], values: readonly number[], what: string): Map<string, number> {

@@ -2,14 +2,15 @@
 // live in a SentimentModel, fitted by eval/tune-sentiment.ts and shipped as
 // sentiment-model.json.
 //
-// The label and score come from the two lexicons (VADER and wink-nlp): that
-// keeps the published-F1 and Pearson-r behaviour on every register. The
-// confidence comes from a logistic regression over the lexicon scores, a few
-// register cues, word unigrams/bigrams and the text's mean GloVe word vector:
-// it learns which wordings the lexicons misread (irony, "not bad", domain
-// words such as "predictable"), so it can rank a lexicon label that is
-// probably wrong below one that is not. The word vectors carry what it learns
-// to words the tuning texts never used.
+// Two views of a text are blended. The lexicons (VADER and wink-nlp) know the
+// polarity of words in general and keep tweets, their home register, right.
+// A logistic regression over the lexicon scores, a few register cues, word
+// unigrams/bigrams and the text's mean GloVe word vector learns which wordings
+// the lexicons misread (irony, "not bad", domain words such as "predictable");
+// the word vectors carry what it learns to words the tuning texts never used.
+// The score is the lexicons' score moved towards the learned view by a share
+// that depends on the register; the label is the score's sign. The confidence
+// is the learned model's probability for that label, recalibrated.
 import type { SentimentSignals } from './signals.js'
 
 export type SentimentLabel = 'positive' | 'negative' | 'neutral'
@@ -32,25 +33,50 @@ export interface WordModel {
   calibration: readonly number[]
 }
 
-export interface SentimentModel {
-  /** Weight of VADER in the blend; wink-nlp gets the rest. */
+/** How the lexicon score and the learned view make the score and the label. */
+export interface ScoreBlend {
+  /** Weight of VADER in the lexicon score; wink-nlp gets the rest. */
   vaderWeight: number
-  /** |score| below this is labelled neutral. */
-  neutralBand: number
-  /** Observed rate at which a neutral label is right (gold rating exactly 0). */
-  neutralConfidence: number
-  confidence: WordModel
+  /** Share of the learned view in the score of text without social-media cues. */
+  learnedShare: number
+  /** The same for text with them (tweets), where the lexicons are at their best. */
+  learnedShareSocial: number
+  /** The learned view is tanh(learnedScale · logit): the logit mapped onto the lexicons' [-1, 1]. */
+  learnedScale: number
+  /**
+   * Text in which neither lexicon finds sentiment is neutral unless it has
+   * words and the learned view is at least this strong: a plain statement of
+   * fact stays neutral, a "predictable plot" does not.
+   */
+  silentThreshold: number
 }
 
-export function blendScore (signals: SentimentSignals, vaderWeight: number): number {
+export interface SentimentModel extends ScoreBlend {
+  /** Observed rate at which a neutral label is right (gold rating exactly 0). */
+  neutralConfidence: number
+  learned: WordModel
+}
+
+/** The lexicons' polarity in [-1, 1]; 0 for text that is not English. */
+export function lexiconScore (signals: SentimentSignals, vaderWeight: number): number {
   if (signals.nonEnglish) return 0
   const blended = vaderWeight * signals.vader + (1 - vaderWeight) * signals.wink
   return Math.max(-1, Math.min(1, blended))
 }
 
-export function labelFor (score: number, neutralBand: number): SentimentLabel {
-  if (score === 0 || Math.abs(score) < neutralBand) return 'neutral'
+export function labelFor (score: number): SentimentLabel {
+  if (score === 0) return 'neutral'
   return score > 0 ? 'positive' : 'negative'
+}
+
+/** The score, in [-1, 1], given the learned model's logit; 0 (a neutral label) when there is no evidence enough. */
+export function blendScore (signals: SentimentSignals, logit: number, blend: ScoreBlend): number {
+  if (signals.nonEnglish) return 0
+  const lexicon = lexiconScore(signals, blend.vaderWeight)
+  const learned = Math.tanh(blend.learnedScale * logit)
+  if (lexicon === 0 && (!signals.hasWords || Math.abs(learned) < blend.silentThreshold)) return 0
+  const share = signals.socialCues ? blend.learnedShareSocial : blend.learnedShare
+  return (1 - share) * lexicon + share * learned
 }
 
 /**
@@ -113,10 +139,11 @@ export function labelConfidence (label: 'positive' | 'negative', logit: number, 
 }
 
 export function predict (signals: SentimentSignals, model: SentimentModel): SentimentAnalysis {
-  const score = blendScore(signals, model.vaderWeight)
-  const sentiment = labelFor(score, model.neutralBand)
+  const logit = positiveLogit(signals, model.learned)
+  const score = blendScore(signals, logit, model)
+  const sentiment = labelFor(score)
   const confidence = sentiment === 'neutral'
     ? model.neutralConfidence
-    : labelConfidence(sentiment, positiveLogit(signals, model.confidence), signals.socialCues, model.confidence)
+    : labelConfidence(sentiment, logit, signals.socialCues, model.learned)
   return { sentiment, confidence, score }
 }

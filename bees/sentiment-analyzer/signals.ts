@@ -23,6 +23,8 @@ export interface SentimentSignals {
   nonEnglish: boolean
   /** Distinct word features (see word-features.ts). */
   words: readonly string[]
+  /** Whether any word feature has a letter: "!!!" and "12345" have none for the learned model to read. */
+  hasWords: boolean
 }
 
 const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
@@ -53,8 +55,11 @@ export function breakLongRuns (text: string): string {
 
 const SOCIAL_CUES = /[@#]\w|(?:^|\s)[:;=8xX][-o']?[()[\]dDpP3/\\|*]|<3|\b(?:lol|lmao|haha\w*|omg|wtf|ugh|yay|woo+)\b|(\w)\1\1|[!?]{2}/i
 
+const LETTER = /\p{L}/u
+
 export function extractSignals (text: string): SentimentSignals {
   const clean = normalizeText(text)
+  const words = [...new Set(wordFeatures(clean))]
   return {
     vader: vaderCompound(clean),
     // wink's typings widen every out() to string | T; for its.sentiment it is a number.
@@ -62,7 +67,8 @@ export function extractSignals (text: string): SentimentSignals {
     socialCues: SOCIAL_CUES.test(clean),
     wordCount: countWords(clean),
     nonEnglish: looksNonEnglish(clean),
-    words: [...new Set(wordFeatures(clean))]
+    words,
+    hasWords: words.some(word => LETTER.test(word))
   }
 }
 
