@@ -8,7 +8,8 @@ const sentencesOf = (text: string): string[] => splitSentences(text).map(({ star
 
 /**
  * Whether `summary` is what the summarizer promises: the whole trimmed text, a verbatim prefix of one sentence, or
- * some of the sentences, in text order, joined by one space. Backtracks, because one sentence may start another.
+ * some of the sentences, in text order, joined by one space, or by a line break after a sentence without closing
+ * punctuation. Backtracks, because one sentence may start another.
  */
 function isExtract (text: string, sentences: readonly string[], summary: string): boolean {
   if (summary === text.trim() || sentences.some(sentence => summary !== '' && sentence.startsWith(summary))) return true
@@ -21,13 +22,15 @@ function isExtract (text: string, sentences: readonly string[], summary: string)
       const sentence = sentences[i] ?? ''
       const end = at + sentence.length
       if (!summary.startsWith(sentence, at)) continue
-      if (end === summary.length ? from(i + 1, end) : summary[end] === ' ' && from(i + 1, end + 1)) return true
+      if (end === summary.length ? from(i + 1, end) : summary[end] === separatorAfter(sentence) && from(i + 1, end + 1)) return true
     }
     failed.add(key)
     return false
   }
   return from(0, 0)
 }
+
+const separatorAfter = (sentence: string): string => /[\p{L}\p{N}\p{M}]$/u.test(sentence) ? '\n' : ' '
 
 function checkContract (text: string, maxWords: number, result: Summary): void {
   const sentences = sentencesOf(text)
@@ -146,6 +149,16 @@ test('unpunctuated lines are sentences of their own', async (t) => {
   t.same(sentencesOf('Shopping list\nApples and pears\nBread from the baker'), ['Shopping list', 'Apples and pears', 'Bread from the baker'])
   // A hard-wrapped line that goes on in lower case is the same sentence.
   t.same(sentencesOf('The meeting was held\nin the town hall. It ended late.'), ['The meeting was held\nin the town hall.', 'It ended late.'])
+})
+
+test('a title or a list line in the summary is followed by a line break, not run into the next sentence', async (t) => {
+  const text = 'Flood barrier approved for the river town\n\nThe council approved a flood barrier for the river town on ' +
+    'Monday. Engineers say the barrier will protect homes from winter floods. The vote was close. Shops near the ' +
+    'bridge welcomed the plan. A school choir sang.'
+  const result = summarize(text, 20)
+  t.equal(result.summary, 'Flood barrier approved for the river town\nThe council approved a flood barrier for the river town on Monday.')
+  t.equal(summarize('Apples and pears from the market\nBread from the baker in town\nMilk and the market apples', 11).summary,
+    'Apples and pears from the market\nMilk and the market apples')
 })
 
 test('a sentence longer than the budget is skipped for one that fits', async (t) => {

@@ -5,7 +5,9 @@ import { countWords, firstWords } from './words.js'
 
 /**
  * - `summary`: the most central sentences that fit in the word budget, each copied verbatim from the text, in the
- *   text's order, joined by one space. When the whole text fits, it is the whole text, trimmed, with its own spacing.
+ *   text's order, joined by one space; a sentence that ends without punctuation (a title, a heading, a line of a list:
+ *   the text ended it with a line break) is followed by a line break instead, so it does not run into the next one.
+ *   When the whole text fits, it is the whole text, trimmed, with its own spacing.
  *   When not even one sentence fits, it is the first `maxWords` words of the most central sentence (still verbatim).
  * - `keyPoints`: up to five most central sentences, most central first, verbatim; one longer than `maxWords` words
  *   is cut to its first `maxWords` words, like the summary.
@@ -25,6 +27,7 @@ const KEY_POINTS = 5
 // Centralities closer than this (relative to the average) are ties, so floating-point noise cannot reorder them.
 const TIE = 1e-9
 const WORD_CHARACTER = /[\p{L}\p{N}]/u
+const ENDS_IN_WORD = /[\p{L}\p{N}\p{M}]$/u
 
 /**
  * Extractive summary of `text` in at most `maxWords` words (a positive integer; words are white-space separated).
@@ -65,10 +68,22 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
   }
   chosen.sort((a, b) => a - b)
   return {
-    summary: chosen.map(i => sentences[i] ?? '').join(' '),
+    summary: joinSentences(chosen.map(i => sentences[i] ?? '')),
     keyPoints,
     confidence: Math.min(1, chosen.reduce((sum, i) => sum + (scores[i] ?? 0), 0))
   }
+}
+
+/** One space between sentences, or a line break after one that ends without punctuation, as the text had it. */
+function joinSentences (sentences: readonly string[]): string {
+  let joined = ''
+  let separator = ''
+  for (const sentence of sentences) {
+    joined += separator + sentence
+    // The last two code units hold the last character even when it is a surrogate pair.
+    separator = ENDS_IN_WORD.test(sentence.slice(-2)) ? '\n' : ' '
+  }
+  return joined
 }
 
 /** Sentence indices, most central first; near-equal centralities keep text order. */
