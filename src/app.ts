@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
@@ -26,9 +27,17 @@ export interface AppOptions {
 }
 
 /** Server options that must be set when the Fastify instance is created (they cannot come from a plugin). */
-export function serverOptions (config: Config): FastifyServerOptions {
+export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Fastify's default is no limit: a client that sends less body than its Content-Length would hold its
+    // connection forever. Node enforces the limit when it checks its connections, so check often enough for the
+    // limit to hold within a tenth.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.REQUEST_TIMEOUT_MS / 10))
+    },
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // A gateway sits in front: trust it for the client address in logs.

@@ -29,6 +29,11 @@ export const ConfigSchema = Type.Object({
     default: 2 * 1024 * 1024,
     description: 'Largest request body accepted; larger bodies get 413.'
   }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    default: 30_000,
+    description: 'Time a client has to send a whole request, headers and body; a slower one gets 408.'
+  }),
   OPEN_METEO_URL: Type.String({
     pattern: '^https?://[^\\s]+$',
     default: 'https://api.open-meteo.com',

@@ -63,3 +63,24 @@ test('requests Node\'s HTTP parser refuses answer in the standard shape', async 
   const fine = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
   t.match(fine, /^HTTP\/1\.1 200/, 'a well-formed request is untouched')
 })
+
+test('a client that stops sending before its body is complete gets 408 and loses the connection', async (t) => {
+  const app = await build(t, { env: { REQUEST_TIMEOUT_MS: '1000' } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const started = performance.now()
+  const answer = await new Promise<string>((resolve) => {
+    let received = ''
+    // Promises 100 bytes, sends 10, and keeps the connection open.
+    const socket = connect(port, '127.0.0.1', () => socket.write(
+      'POST /api/bees/text-summarizer/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":"H'))
+    socket.on('data', (chunk) => { received += String(chunk) })
+    socket.on('error', () => {})
+    socket.on('close', () => resolve(received))
+  })
+  const elapsed = performance.now() - started
+  const { status, body } = parseAnswer(answer)
+  t.equal(status, 408)
+  t.same(body, { error: 'Request Timeout', code: 'REQUEST_TIMEOUT', message: 'The request was not received in time.' })
+  t.ok(elapsed >= 1000 && elapsed < 5000, `answered after ${elapsed.toFixed(0)} ms, for a 1000 ms limit`)
+})
