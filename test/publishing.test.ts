@@ -195,6 +195,9 @@ test('publishing refuses bad ids, prices and schemas with the reason', async (t)
   const refusedSchemas: Array<[string, Record<string, unknown>, RegExp]> = [
     ['a remote $ref', { inputSchema: { type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } } }, /not local/],
     ['a recursive $ref', { outputSchema: { type: 'object', properties: { next: { $ref: '#' } } } }, /recursive/],
+    ['a $ref to nothing', { inputSchema: { type: 'object', properties: { a: { $ref: '#/definitions/none' } } } }, /points at nothing/],
+    ['a $ref into Object.prototype', { inputSchema: { type: 'object', properties: { a: { $ref: '#/__proto__' } } } }, /points at nothing/],
+    ['a $ref to an inherited method', { outputSchema: { type: 'object', properties: { a: { $ref: '#/constructor' } } } }, /points at nothing/],
     ['if/then', { inputSchema: { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } } }, /"if" has no OpenAPI 3.0 equivalent/],
     ['an unknown type', { inputSchema: { type: 'object', properties: { a: { type: 'strin' } } } }, /not a valid JSON Schema/],
     ['an unknown keyword', { inputSchema: { type: 'object', properties: { a: { type: 'string', minLenght: 2 } } } }, /not a valid JSON Schema/],

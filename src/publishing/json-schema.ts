@@ -41,7 +41,8 @@ function resolveLocal (root: JsonObject, ref: string): Json {
   let node: Json = root
   for (const raw of ref.slice(2).split('/')) {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (!isObject(node) || !(part in node)) throw new SchemaRefused(`$ref "${ref}" points at nothing`)
+    // Own properties only: "#/__proto__" or "#/constructor" would otherwise reach Object.prototype.
+    if (!isObject(node) || !Object.hasOwn(node, part)) throw new SchemaRefused(`$ref "${ref}" points at nothing`)
     node = node[part] as Json
   }
   return node
