@@ -69,7 +69,7 @@ export function labelFor (score: number): SentimentLabel {
   return score > 0 ? 'positive' : 'negative'
 }
 
-/** The score, in [-1, 1], given the learned model's logit; 0 (a neutral label) when there is no evidence enough. */
+/** The score, in [-1, 1], given the learned model's logit; 0 (a neutral label) when there is not enough evidence. */
 export function blendScore (signals: SentimentSignals, logit: number, blend: ScoreBlend): number {
   if (signals.nonEnglish) return 0
   const lexicon = lexiconScore(signals, blend.vaderWeight)
