@@ -23,8 +23,9 @@ interface Budget { label: string, words: (reference: string) => number }
 
 const BUDGETS: Budget[] = [
   { label: `${DEFAULT_MAX_WORDS} words`, words: () => DEFAULT_MAX_WORDS },
-  // Scoring at the reference's length keeps a longer summary from buying recall with words.
-  { label: 'reference length', words: reference => countWords(reference) }
+  // Scoring at the reference's length keeps a longer summary from buying recall with words. An empty reference
+  // (it happens in scraped sets) still gets a one-word budget: the summarizers refuse a budget of 0.
+  { label: 'reference length', words: reference => Math.max(1, countWords(reference)) }
 ]
 
 /** Every system, then the lead baseline, at both budgets, each given the same article and word budget. */

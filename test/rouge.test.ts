@@ -98,6 +98,13 @@ test('a summarizer that returns the reference scores 1 at both budgets, the lead
   for (const row of rows.filter(row => row.system === 'lead baseline')) t.ok(row.rouge1 < 1)
 })
 
+test('an empty reference summary scores 0 instead of stopping the run', async (t) => {
+  const dir = t.testdir({ article: { 'a.txt': 'Some text here. More text.' }, summary: { 'a.txt': '' } })
+  const rows = await evaluateSummaries(dir, [{ name: 'Apiary', summarize }])
+  t.equal(rows.length, 4)
+  for (const row of rows) t.same([row.rouge1, row.rouge2, row.rougeL], [0, 0, 0], `${row.system}, ${row.budget}`)
+})
+
 test('a missing reference summary is an error', async (t) => {
   const dir = t.testdir({ article: { 'a.txt': 'Text.' }, summary: {} })
   await t.rejects(evaluateSummaries(dir, [{ name: 'echo', summarize: text => ({ summary: text }) }]), /ENOENT/)
