@@ -58,7 +58,7 @@ export interface SentimentModel extends ScoreBlend {
 }
 
 /** The lexicons' polarity in [-1, 1]; 0 for text that is not English. */
-export function lexiconScore (signals: SentimentSignals, vaderWeight: number): number {
+function lexiconScore (signals: SentimentSignals, vaderWeight: number): number {
   if (signals.nonEnglish) return 0
   const blended = vaderWeight * signals.vader + (1 - vaderWeight) * signals.wink
   return Math.max(-1, Math.min(1, blended))
