@@ -4,6 +4,7 @@ import vader from 'vader-sentiment'
 import { SENTIMENT_MAX_CHARS, analyzeSentiment } from '../bees/sentiment-analyzer/analyze.js'
 import { looksNonEnglish } from '../bees/sentiment-analyzer/language.js'
 import { breakLongRuns, normalizeText } from '../bees/sentiment-analyzer/signals.js'
+import { hasSocialCues, hasStretchedWord } from '../bees/sentiment-analyzer/social-cues.js'
 import { vaderCompound } from '../bees/sentiment-analyzer/vader-compound.js'
 import { wordFeatures } from '../bees/sentiment-analyzer/word-features.js'
 import { fitSparseLogistic } from '../eval/sparse-logistic.js'
@@ -121,6 +122,24 @@ test('the fast VADER tokenizer gives exactly vader-sentiment\'s compound score',
     const text = parts.join('')
     return vaderCompound(text) === vader.SentimentIntensityAnalyzer.polarity_scores(text).compound
   }), { numRuns: 2000 })
+})
+
+test('social-media cues: emoticons, tags, "lol", "!!" and stretched words in any case', async t => {
+  for (const text of ['so good :)', 'bad day :OD', '@anna thanks', '#blessed', 'LOL that cat', 'Wait, what?!', 'I <3 it', 'Sooo tired', 'yesss', 'WOOOO']) {
+    t.ok(hasSocialCues(text), text)
+  }
+  for (const text of ['The committee adjourned.', 'A good, solid film.', 'Call 020-7946 at 10:30.', 'Über-cool café']) {
+    t.notOk(hasSocialCues(text), text)
+  }
+  t.ok(hasStretchedWord('sOoO'), 'case is folded')
+  t.ok(hasStretchedWord('1000'), 'digits repeat too')
+  t.notOk(hasStretchedWord('so-o-o'), 'the run must be unbroken')
+  t.notOk(hasStretchedWord('ééé'), 'only ASCII word characters count, as in a non-Unicode \\w')
+
+  // The scan replaces the slow /(\w)\1\1/i and must match the same texts.
+  const units = ['a', 'A', 's', 'S', 'o', '0', '_', ' ', '-', 'é', 'ſ', 'K', 'k', '\u212A', '!']
+  fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...units), maxLength: 12 }), text =>
+    hasStretchedWord(text) === /(\w)\1\1/i.test(text)), { numRuns: 20000 })
 })
 
 test('ground-truth parsing handles CRLF and keeps ids as strings', async t => {

@@ -3,6 +3,7 @@
 import winkNLP from 'wink-nlp'
 import model from 'wink-eng-lite-web-model'
 import { looksNonEnglish } from './language.js'
+import { hasSocialCues } from './social-cues.js'
 import { vaderCompound } from './vader-compound.js'
 import { wordFeatures } from './word-features.js'
 
@@ -53,8 +54,6 @@ export function breakLongRuns (text: string): string {
   return text.replace(LONG_RUN, '$& ')
 }
 
-const SOCIAL_CUES = /[@#]\w|(?:^|\s)[:;=8xX][-o']?[()[\]dDpP3/\\|*]|<3|\b(?:lol|lmao|haha\w*|omg|wtf|ugh|yay|woo+)\b|(\w)\1\1|[!?]{2}/i
-
 const LETTER = /\p{L}/u
 
 export function extractSignals (text: string): SentimentSignals {
@@ -64,7 +63,7 @@ export function extractSignals (text: string): SentimentSignals {
     vader: vaderCompound(clean),
     // wink's typings widen every out() to string | T; for its.sentiment it is a number.
     wink: Number(nlp.readDoc(breakLongRuns(clean)).out(its.sentiment)),
-    socialCues: SOCIAL_CUES.test(clean),
+    socialCues: hasSocialCues(clean),
     wordCount: countWords(clean),
     nonEnglish: looksNonEnglish(clean),
     words,

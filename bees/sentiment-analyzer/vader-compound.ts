@@ -25,6 +25,8 @@ const BOOSTERS = new Set([
   'kindof', 'kind-of', 'less', 'little', 'marginally', 'occasionally', 'partly', 'scarcely',
   'slightly', 'somewhat', 'sorta', 'sortof', 'sort-of'
 ])
+// The characters a listed mark can start or end with.
+const PUNC_EDGES = new Set(PUNC_LIST.flatMap(mark => [mark[0]!, mark[mark.length - 1]!]))
 const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g
 const WHITESPACE = /\s/
 
@@ -34,9 +36,15 @@ const WHITESPACE = /\s/
  * end when what remains is a word of the punctuation-free text.
  */
 export function vaderTokens (text: string): string[] {
-  const words = new Set(text.replace(ASCII_PUNCTUATION, '').split(WHITESPACE).filter(word => word.length > 1))
   const tokens = text.split(WHITESPACE).filter(token => token.length > 1)
-  return tokens.map(token => stripListedPunctuation(token, words))
+  // Most tokens neither start nor end with a listed mark, and only a text with
+  // one that does needs the punctuation-free words at all.
+  let words: ReadonlySet<string> | undefined
+  return tokens.map(token => {
+    if (!PUNC_EDGES.has(token[0]!) && !PUNC_EDGES.has(token[token.length - 1]!)) return token
+    words ??= new Set(text.replace(ASCII_PUNCTUATION, '').split(WHITESPACE).filter(word => word.length > 1))
+    return stripListedPunctuation(token, words)
+  })
 }
 
 function stripListedPunctuation (token: string, words: ReadonlySet<string>): string {
