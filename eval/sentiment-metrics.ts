@@ -104,6 +104,16 @@ export function confidentHalfAccuracy (predictions: readonly ScoredPrediction[])
 }
 
 /**
+ * The same accuracy on the half the raters felt most strongly about (largest
+ * |mean rating|): a yardstick for the confidence. A confidence that ranks
+ * better than the raters' own agreement leaves the labels, not the ranking,
+ * as what limits the confident half.
+ */
+export function strongestRatedHalfAccuracy (predictions: readonly ScoredPrediction[]): number {
+  return confidentHalfAccuracy(predictions.map(p => ({ ...p, confidence: Math.abs(p.rating) })))
+}
+
+/**
  * Expected calibration error: the confidence-weighted gap between stated
  * confidence and observed accuracy, over equal-width confidence bins.
  */

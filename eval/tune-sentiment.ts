@@ -28,7 +28,7 @@ import { blendScore, calibrationFeatures, denseFeatures, labelFor, positiveLogit
 import type { SentimentModelFile } from '../bees/sentiment-analyzer/model-file.js'
 import { extractSignals, type SentimentSignals } from '../bees/sentiment-analyzer/signals.js'
 import { SENTIMENT_SETS, fnv1a32, loadSet, splitHalf, type SentimentSet } from './datasets.js'
-import { confidentHalfAccuracy, goldLabel, macroF1, paperPolarScores, pearson, type ScoredPrediction } from './sentiment-metrics.js'
+import { confidentHalfAccuracy, goldLabel, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy, type ScoredPrediction } from './sentiment-metrics.js'
 import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
 import { VECTOR_DIMENSIONS, loadWordVectors, meanVector, projectVectors, type WordVectors } from './word-vectors.js'
 
@@ -280,6 +280,8 @@ export interface TuningReport {
   lambda: number
   /** Out-of-fold confident-half accuracy per set, with the final blend. */
   crossValidated: number[]
+  /** The same labels' accuracy on the half the raters rated most strongly, per set. */
+  strongestRated: number[]
 }
 
 export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVectors): TuningReport {
@@ -308,7 +310,14 @@ export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVec
     vectorWords: vectorWords.map(([word]) => word),
     vectorWeights: vectorWords.map(([, w]) => w)
   }
-  return { file, lexiconMargin, blendMargin, lambda: best.lambda, crossValidated: predictions.map(confidentHalfAccuracy) }
+  return {
+    file,
+    lexiconMargin,
+    blendMargin,
+    lambda: best.lambda,
+    crossValidated: predictions.map(confidentHalfAccuracy),
+    strongestRated: predictions.map(strongestRatedHalfAccuracy)
+  }
 }
 
 function rounded (weights: ReadonlyMap<string, number>): Array<readonly [string, number]> {
@@ -333,12 +342,14 @@ export const MODEL_FILE = new URL('../bees/sentiment-analyzer/sentiment-model.js
 async function main (): Promise<void> {
   const vectors = loadWordVectors()
   const sets = loadTuningSets(vectors)
-  const { file, lexiconMargin, blendMargin, lambda, crossValidated } = tuneSentimentModel(sets, vectors)
+  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated } = tuneSentimentModel(sets, vectors)
+  const perSet = (values: readonly number[]): string => sets.map(({ set }, s) => `${set.name} ${values[s]!.toFixed(3)}`).join(', ')
   console.log(`lexicons: vaderWeight ${file.vaderWeight}; worst margin over VADER's published F1 and r: ${lexiconMargin.toFixed(4)}`)
   console.log(`word model: lambda ${lambda}, ${file.words.length} word features, ${file.vectorWords.length} word vectors`)
   console.log(`score blend: learned share ${file.learnedShare} (social ${file.learnedShareSocial}), scale ${file.learnedScale}, ` +
     `silent threshold ${file.silentThreshold}; out-of-fold worst margin ${blendMargin.toFixed(2)} standard errors, confident-half accuracy ` +
-    sets.map(({ set }, s) => `${set.name} ${crossValidated[s]!.toFixed(3)}`).join(', '))
+    perSet(crossValidated))
+  console.log(`the same labels on the half the raters rated most strongly (what ranking by their agreement would give): ${perSet(strongestRated)}`)
   console.log(`Platt scaling: ${file.calibration.join(', ')}; neutral confidence ${file.neutralConfidence}`)
   const json = JSON.stringify(file) + '\n'
   if (process.argv.includes('--write')) {

@@ -6,6 +6,7 @@ import { isTuningItem } from '../eval/datasets.js'
 import { evaluateSentiment, formatSentimentTable } from '../eval/sentiment.js'
 import {
   bandedGoldLabel, confidentHalfAccuracy, expectedCalibrationError, goldLabel, macroF1, paperPolarScores, pearson,
+  strongestRatedHalfAccuracy,
   type Label, type ScoredPrediction
 } from '../eval/sentiment-metrics.js'
 
@@ -69,6 +70,19 @@ test('accuracy on the most confident half', async t => {
   // Ties keep input order: the first of two equally confident predictions wins.
   t.equal(confidentHalfAccuracy([prediction(1, 'negative', 0.5), prediction(1, 'positive', 0.5)]), 0)
   t.equal(confidentHalfAccuracy([]), 0)
+})
+
+test('accuracy on the half the raters rated most strongly ignores the stated confidence', async t => {
+  const predictions = [
+    prediction(-3, 'negative', 0.1),
+    prediction(0.2, 'negative', 0.99),
+    prediction(2.5, 'neutral', 0.05),
+    prediction(-0.1, 'positive', 0.98)
+  ]
+  // The strong ratings (-3, 2.5) form the half: one right, one neutral (wrong), whatever the confidences say.
+  t.equal(strongestRatedHalfAccuracy(predictions), 1 / 2)
+  // Ranked by confidence instead, the two weakly rated items, both wrong, form the half.
+  t.equal(confidentHalfAccuracy(predictions), 0)
 })
 
 test('expected calibration error', async t => {
