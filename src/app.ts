@@ -7,6 +7,7 @@ import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
+import httpRequirements from '../plugins/http-requirements.js'
 import jsonBodies from '../plugins/json-bodies.js'
 import idempotency from '../plugins/idempotency.js'
 import ledger from '../plugins/ledger.js'
@@ -36,7 +37,9 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     http: {
       headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS),
-      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.REQUEST_TIMEOUT_MS / 10))
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.REQUEST_TIMEOUT_MS / 10)),
+      // Node would answer a missing Host with an empty 400; plugins/http-requirements.ts answers it in the standard shape.
+      requireHostHeader: false
     },
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -57,6 +60,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(jsonBodies)
   await fastify.register(errors)
   await fastify.register(accessLog)
+  await fastify.register(httpRequirements)
   await fastify.register(registry)
   await fastify.register(openapi)
 

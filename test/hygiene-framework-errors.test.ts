@@ -84,3 +84,30 @@ test('a client that stops sending before its body is complete gets 408 and loses
   t.same(body, { error: 'Request Timeout', code: 'REQUEST_TIMEOUT', message: 'The request was not received in time.' })
   t.ok(elapsed >= 1000 && elapsed < 5000, `answered after ${elapsed.toFixed(0)} ms, for a 1000 ms limit`)
 })
+
+test('what Node would answer with an empty body answers in the standard shape', async (t) => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+
+  const noHost = parseAnswer(await rawExchange(port, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'))
+  t.equal(noHost.status, 400, 'an HTTP/1.1 request must name its Host')
+  t.same(noHost.body, { error: 'Bad Request', code: 'HOST_REQUIRED', message: 'An HTTP/1.1 request must carry a Host header.' })
+  t.match(noHost.headers, /x-request-id: [0-9a-f-]{36}/, 'it went through Fastify, so it has a request id')
+  const oldClient = await rawExchange(port, 'GET /health HTTP/1.0\r\n\r\n')
+  t.match(oldClient, /^HTTP\/1\.1 200 /, 'HTTP/1.0 has no Host header to require')
+
+  const expectation = parseAnswer(await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n'))
+  t.equal(expectation.status, 417)
+  t.match(expectation.headers, /content-type: application\/json/)
+  t.same(expectation.body, {
+    error: 'Expectation Failed',
+    code: 'EXPECTATION_FAILED',
+    message: 'This service cannot meet "Expect: 200-ok"; send the request without it, or with Expect: 100-continue.'
+  })
+
+  const body = '{"text":"Hello there, friend."}'
+  const continued = await rawExchange(port, 'POST /api/bees/text-summarizer/execute HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n' +
+    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+  t.match(continued, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, '100-continue is still met')
+})
