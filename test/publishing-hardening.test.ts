@@ -198,6 +198,26 @@ test('patterns that can backtrack exponentially are refused', async (t) => {
     'a "pattern" in data is not a regex')
 })
 
+test('a default that would never be applied is refused at publish; one on a property is applied', async (t) => {
+  const { app, fake, publisher, attempt } = await setup(t)
+  const ignored = [
+    { where: '/properties/unit/anyOf/0', unit: { anyOf: [{ type: 'string', default: 'celsius' }, { type: 'number' }] } },
+    { where: '/properties/unit/items', unit: { type: 'array', items: { type: 'string', default: 'celsius' } } }
+  ]
+  for (const { where, unit } of ignored) {
+    const refused = await attempt({ inputSchema: { ...shoutInput, properties: { ...shoutInput.properties, unit } } })
+    t.equal(refused.statusCode, 400, where)
+    t.match(refused.json(), { code: 'INVALID_SCHEMA', message: `inputSchema${where}: this "default" would never be applied` }, where)
+  }
+  t.equal((await app.inject('/api/bees/candidate')).statusCode, 404, 'nothing was stored')
+
+  const unit = { default: 'celsius', anyOf: [{ type: 'string' }, { type: 'number' }] }
+  await publish(app, publisher.headers, beeBody('with-default', fake.url, { inputSchema: { ...shoutInput, properties: { ...shoutInput.properties, unit } } }))
+  const response = await app.inject({ method: 'POST', url: '/api/bees/with-default/execute', payload: { text: 'hi' } })
+  t.equal(response.statusCode, 200)
+  t.same(JSON.parse(fake.calls.at(-1)!.body), { text: 'hi', unit: 'celsius' }, 'the property\'s default reached the Bee')
+})
+
 test('an outputSchema must describe an object, at publish and at every change', async (t) => {
   const { app, publisher, attempt } = await setup(t)
   for (const outputSchema of [{ type: 'string' }, {}, { type: 'array', items: { type: 'string' } }, { type: ['object', 'null'] }, { type: 'integer' }]) {

@@ -123,25 +123,48 @@ function checkPattern (pattern: string, at: string): void {
 }
 
 /**
- * Checks every regular expression of a schema (pattern, patternProperties names), following only
- * the keywords that hold subschemas: a "pattern" inside an enum or a default is data, not a regex.
+ * Calls `visit` on the schema and each of its subschemas, with its path, following only the keywords
+ * that hold subschemas: a "pattern" or "default" inside an enum or a default is data, not schema.
  */
-export function checkPatterns (schema: Json, where: string, path = ''): void {
+function eachSchema (schema: Json, visit: (node: JsonObject, path: string, underProperties: boolean) => void,
+  path = '', underProperties = false): void {
   if (Array.isArray(schema)) {
-    schema.forEach((item, i) => checkPatterns(item, where, `${path}/${i}`))
+    schema.forEach((item, i) => eachSchema(item, visit, `${path}/${i}`))
     return
   }
   if (!isObject(schema)) return
-  if (typeof schema.pattern === 'string') checkPattern(schema.pattern, `${where}${path}`)
+  visit(schema, path, underProperties)
   for (const [key, value] of Object.entries(schema)) {
-    if (subschemaKeywords.has(key)) checkPatterns(value, where, `${path}/${key}`)
+    if (subschemaKeywords.has(key)) eachSchema(value, visit, `${path}/${key}`)
     if (schemaMapKeywords.has(key) && isObject(value)) {
-      for (const [name, sub] of Object.entries(value)) {
-        if (key === 'patternProperties') checkPattern(name, `${where}${path}/patternProperties`)
-        checkPatterns(sub, where, `${path}/${key}/${name}`)
-      }
+      for (const [name, sub] of Object.entries(value)) eachSchema(sub, visit, `${path}/${key}/${name}`, key === 'properties')
     }
   }
+}
+
+/** Checks every regular expression of a schema: each `pattern`, and the names of `patternProperties`. */
+export function checkPatterns (schema: Json, where: string): void {
+  eachSchema(schema, (node, path) => {
+    if (typeof node.pattern === 'string') checkPattern(node.pattern, `${where}${path}`)
+    if (isObject(node.patternProperties)) {
+      for (const name of Object.keys(node.patternProperties)) checkPattern(name, `${where}${path}/patternProperties`)
+    }
+  })
+}
+
+/**
+ * Ajv fills in a `default` only on a schema directly under `properties` (useDefaults). Strict mode
+ * refuses some of the other places (a property inside an anyOf branch) but not all: a default on the
+ * root, on an anyOf or oneOf branch itself, on `items` or on `additionalProperties` compiles, is shown
+ * in the OpenAPI document, and is never applied. An agent would leave the field out and get no value.
+ */
+export function checkDefaults (schema: Json, where: string): void {
+  eachSchema(schema, (node, path, underProperties) => {
+    if (Object.hasOwn(node, 'default') && !underProperties) {
+      throw new SchemaRefused(`${where}${path || ' (the root)'}: this "default" would never be applied; ` +
+        'a default takes effect only on a property\'s own schema (under "properties"), so move it there or drop it')
+    }
+  })
 }
 
 /**
@@ -248,6 +271,8 @@ export function toOpenApiSchema (schema: unknown, where: string): JsonObject {
   const converted = convert(root, '', 0, []) as JsonObject
   // The running count is an estimate; the bound holds for the exact size.
   if (JSON.stringify(converted).length > MAX_EXPANDED_BYTES) budget.tooLarge()
+  // Publishing only: a stored Bee with such a default still loads, as it always did.
+  checkDefaults(converted, where)
   checkLoadable(converted, where)
   return converted
 }
