@@ -52,8 +52,13 @@ const fastifyErrors: Record<string, { code: string, message: (error: FastifyErro
 /** How a message names the part of the request that failed validation. */
 const partNames: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'request' }
 
+/** The standard error body: `error` is the status text, `code` the stable identifier the README lists. */
+export function errorBody (status: number, code: string, message: string, extra?: Record<string, unknown>) {
+  return { error: STATUS_CODES[status] ?? 'Error', code, message, ...extra }
+}
+
 function send (reply: FastifyReply, status: number, code: string, message: string, extra?: Record<string, unknown>) {
-  return reply.code(status).send({ error: STATUS_CODES[status] ?? 'Error', code, message, ...extra })
+  return reply.code(status).send(errorBody(status, code, message, extra))
 }
 
 function handleError (this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -116,7 +121,7 @@ export function clientErrorHandler (this: FastifyInstance, error: Error & { code
   const { status, code, message } = clientErrors[error.code ?? ''] ?? malformedHttp
   this.log.debug({ err: error }, 'client error')
   if (socket.writable) {
-    const body = JSON.stringify({ error: STATUS_CODES[status], code, message })
+    const body = JSON.stringify(errorBody(status, code, message))
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }

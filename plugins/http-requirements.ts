@@ -1,6 +1,7 @@
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/errors.js'
+import { errorBody } from './errors.js'
 
 /**
  * Two rules of HTTP/1.1 that Node's server enforces itself, with an empty body: an HTTP/1.1 request must
@@ -20,11 +21,8 @@ export default fp(async (fastify) => {
   // Node emits this only for an Expect it does not handle (anything but 100-continue), and answers 417
   // itself unless someone listens. The request never reaches Fastify, so there is no request id.
   fastify.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify({
-      error: STATUS_CODES[417],
-      code: 'EXPECTATION_FAILED',
-      message: `This service cannot meet "Expect: ${(request.headers.expect ?? '').slice(0, 100)}"; send the request without it, or with Expect: 100-continue.`
-    })
+    const body = JSON.stringify(errorBody(417, 'EXPECTATION_FAILED',
+      `This service cannot meet "Expect: ${(request.headers.expect ?? '').slice(0, 100)}"; send the request without it, or with Expect: 100-continue.`))
     response.writeHead(417, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
