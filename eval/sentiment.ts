@@ -48,7 +48,6 @@ function signedScore (label: Label, output: SentimentOutput): number {
   return label === 'positive' ? output.confidence : label === 'negative' ? -output.confidence : 0
 }
 
-
 export async function evaluateSentiment (analyze: SentimentAnalyzer, options: EvaluateSentimentOptions = {}): Promise<SentimentRow[]> {
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR
   const wanted = options.sets

@@ -103,6 +103,7 @@ export default fp(async (fastify) => {
     egress,
     refresh: async () => {
       // One sync at a time; a caller arriving during one waits for it and then syncs again.
+      // eslint-disable-next-line no-unmodified-loop-condition -- `running` is reset by the sync that ends while we wait
       while (running !== null) await running
       running = sync().finally(() => { running = null })
       await running

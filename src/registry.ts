@@ -85,7 +85,7 @@ export class Registry {
     if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
     const paid = definition.pricing.type === 'pay-per-use'
     if (paid && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
-    const { execute, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, ...metadata } = definition
+    const { execute: _execute, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, ...metadata } = definition
     const entry: RegisteredBee = {
       record: {
         ...metadata,

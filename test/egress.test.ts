@@ -44,10 +44,10 @@ test('the allow-list admits hosts, addresses and ranges', async (t) => {
 
 test('the guarded DNS lookup refuses names that resolve to forbidden addresses', async (t) => {
   const strict = new EgressPolicy([])
-  const resolve = (policy: EgressPolicy, host: string) => new Promise<string>((done, fail) => {
-    policy.lookup(host, {}, (error, address) => error === null ? done(String(address)) : fail(error))
+  const lookUp = (policy: EgressPolicy, host: string) => new Promise<string>((resolve, reject) => {
+    policy.lookup(host, {}, (error, address) => error === null ? resolve(String(address)) : reject(error))
   })
-  await t.rejects(resolve(strict, 'localhost'), { code: 'EGRESS_FORBIDDEN' })
-  t.match(await resolve(new EgressPolicy(['localhost']), 'localhost'), /^(127\.0\.0\.1|::1)$/)
+  await t.rejects(lookUp(strict, 'localhost'), { code: 'EGRESS_FORBIDDEN' })
+  t.match(await lookUp(new EgressPolicy(['localhost']), 'localhost'), /^(127\.0\.0\.1|::1)$/)
   t.equal(await strict.check('https://localhost/x'), 'endpoint host localhost resolves to 127.0.0.1, which is loopback, private, link-local or reserved')
 })

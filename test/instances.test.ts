@@ -46,6 +46,7 @@ for (const backend of backends) {
     const paidRequestIds: string[] = []
     let stop = false
     const worker = async () => {
+      // eslint-disable-next-line no-unmodified-loop-condition -- set by the test body while the workers await
       while (!stop) {
         try {
           const response = await pay(server.url, wallet.token)

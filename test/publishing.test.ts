@@ -30,8 +30,14 @@ test('a published Bee is discoverable, described in OpenAPI, and executes throug
   const { app, fake, publisher } = await setup(t)
   const published = await publish(app, publisher.headers, beeBody('shouter', fake.url))
   t.match(published, {
-    id: 'shouter', type: 'remote', ownerId: publisher.id, ownerEmail: 'acme@example.com', status: 'active', colony: 'loud',
-    endpoint: '/api/bees/shouter/execute', upstreamEndpoint: fake.url,
+    id: 'shouter',
+    type: 'remote',
+    ownerId: publisher.id,
+    ownerEmail: 'acme@example.com',
+    status: 'active',
+    colony: 'loud',
+    endpoint: '/api/bees/shouter/execute',
+    upstreamEndpoint: fake.url,
     config: { executionMode: 'remote', executionProvider: new URL(fake.url).host, primaryServices: ['shouting'] },
     signingSecret: /^bsk_/
   })

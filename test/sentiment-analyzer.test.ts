@@ -165,8 +165,8 @@ test('the tuning/reporting split is stable and roughly half and half', async t =
 })
 
 test('word features: unigrams, bigrams, and negation scope up to punctuation or a contrast', async t => {
-  t.same(wordFeatures("Not good, but fun!"), ['not', '~good', 'not good', 'but', 'fun', 'but fun', '!'])
-  t.same(wordFeatures("I didn’t like it"), ['i', "didn't", "i didn't", '~like', "didn't like", '~it', 'like it'])
+  t.same(wordFeatures('Not good, but fun!'), ['not', '~good', 'not good', 'but', 'fun', 'but fun', '!'])
+  t.same(wordFeatures('I didn’t like it'), ['i', "didn't", "i didn't", '~like', "didn't like", '~it', 'like it'])
   t.same(wordFeatures(''), [])
 })
 

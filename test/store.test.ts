@@ -1,7 +1,6 @@
 import t, { test } from 'tap'
 import { openStore } from '../src/ledger/open-store.js'
 import { hashSecret } from '../src/ledger/secrets.js'
-import type { LedgerStore } from '../src/ledger/store.js'
 import { issueWallet } from '../src/ledger/wallets.js'
 import { backends } from './databases.js'
 

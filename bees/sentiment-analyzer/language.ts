@@ -34,7 +34,7 @@ const FOREIGN_FUNCTION_WORDS = new Set([
 const WORD = /[\p{L}']+/gu
 const LATIN_LETTER = /[a-zA-Z\u00C0-\u024F]/g
 const ANY_LETTER = /\p{L}/gu
-const NON_ASCII = /[^\x00-\x7f]/
+const NON_ASCII = /\P{ASCII}/u
 
 function mostlyNonLatin (text: string): boolean {
   const letters = text.match(ANY_LETTER)?.length ?? 0

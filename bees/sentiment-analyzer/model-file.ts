@@ -19,7 +19,12 @@ export function fromFile (file: SentimentModelFile): SentimentModel {
   const vectors = parallelMap(file.vectorWords, file.vectorWeights, 'vector words')
   const { vaderWeight, learnedShare, learnedShareSocial, learnedScale, silentThreshold, neutralConfidence, dense, calibration } = file
   return {
-    vaderWeight, learnedShare, learnedShareSocial, learnedScale, silentThreshold, neutralConfidence,
+    vaderWeight,
+    learnedShare,
+    learnedShareSocial,
+    learnedScale,
+    silentThreshold,
+    neutralConfidence,
     learned: { dense, words, vectors, calibration }
   }
 }

@@ -15,7 +15,9 @@ export const SummaryInput = Type.Object({
 }, { description: 'Text to summarize and the word budget.' })
 
 export const SummaryOutput = Type.Object({
-  summary: Type.String({ description: 'Sentences copied verbatim from the text, in their original order, within maxLength words; ' +
-    'one space between them, a line break after one without closing punctuation (a title or a list line).' }),
+  summary: Type.String({
+    description: 'Sentences copied verbatim from the text, in their original order, within maxLength words; ' +
+    'one space between them, a line break after one without closing punctuation (a title or a list line).'
+  }),
   keyPoints: Type.Array(Type.String(), { description: 'The most central sentences of the text, most central first.' })
 }, { description: 'An extractive summary.' })

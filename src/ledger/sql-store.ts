@@ -6,7 +6,7 @@ import { createCatalogStore } from './catalog-store.js'
 import { decodeCursor, decodeIdCursor, encodeCursor } from './cursors.js'
 import type { Debit } from './debit.js'
 import type { Dialect } from './migrations.js'
-import type { ChargeOutcome, LedgerStore, Page, PageRequest } from './store.js'
+import type { ChargeOutcome, LedgerStore, Page } from './store.js'
 import type { Tables } from './tables.js'
 
 type WalletRow = Selectable<Tables['wallets']>
