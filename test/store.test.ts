@@ -1,8 +1,27 @@
+import Database from 'better-sqlite3'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
 import t, { test } from 'tap'
+import { migrationsFor } from '../src/ledger/migrations.js'
 import { openStore } from '../src/ledger/open-store.js'
 import { hashSecret } from '../src/ledger/secrets.js'
 import { issueWallet } from '../src/ledger/wallets.js'
-import { backends } from './databases.js'
+import { type Backend, backends, runSql } from './databases.js'
+
+/** Brings a backend's schema up to one migration, as an older release left it. */
+async function migrateTo (backend: Backend, name: string) {
+  const db = new Kysely<unknown>({
+    dialect: backend.name === 'sqlite'
+      ? new SqliteDialect({ database: new Database(backend.url) })
+      : new PostgresDialect({ pool: new pg.Pool({ connectionString: backend.url, max: 1 }) })
+  })
+  try {
+    const { error } = await new Migrator({ db, provider: migrationsFor(backend.name) }).migrateTo(name)
+    if (error !== undefined) throw error
+  } finally {
+    await db.destroy()
+  }
+}
 
 type Asserts = Pick<typeof t, 'ok' | 'equal'>
 
@@ -257,5 +276,74 @@ for (const backend of backends) {
     t.equal(await catalog.deleteBee('remote-one'), true)
     t.equal(await catalog.deleteBee('remote-one'), false)
     t.same(await catalog.publishedBees(), [])
+  })
+}
+
+for (const backend of backends) {
+  test(`sweepers at once void each expired hold exactly once (${backend.name})`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    const first = await openStore(database.url)
+    t.teardown(() => first.close())
+    // Two instances share a PostgreSQL database; a SQLite file has one instance, whose sweeps may still overlap.
+    const second = backend.name === 'postgres' ? await openStore(database.url) : first
+    if (second !== first) t.teardown(() => second.close())
+    const n = 60
+    const wallets = await Promise.all([1, 2, 3].map(() => issueWallet(first, { micros: n * 1000, currency: 'USD', label: null })))
+    const holds = await Promise.all(Array.from({ length: n }, (_, i) => {
+      const wallet = wallets[i % wallets.length] as { token: string }
+      return first.placeHold({
+        tokenHash: hashSecret(wallet.token), micros: 1000, currency: 'USD', beeId: 'b', requestId: `r${i}`, claim: null, expiresInSeconds: -1
+      })
+    }))
+    t.ok(holds.every((outcome) => outcome.ok))
+    // Small batches, many rounds, from two stores (two instances) at once.
+    const sweeper = async (store: typeof first) => {
+      let total = 0
+      for (let round = 0; round < 20; round++) total += await store.voidExpiredHolds(7)
+      return total
+    }
+    const [a, b] = await Promise.all([sweeper(first), sweeper(second)])
+    t.equal(a + b, n, `${a} + ${b} voids: every hold voided, none twice`)
+    for (const wallet of wallets) {
+      const { items } = await first.journal(wallet.id, { limit: 500 })
+      const voids = items.filter((entry) => entry.kind === 'void')
+      t.equal(new Set(voids.map((entry) => entry.holdId)).size, voids.length, 'one void row per hold')
+      t.equal(voids.length, items.filter((entry) => entry.kind === 'hold').length)
+      t.match(await first.getWallet(wallet.id), { balance: n * 0.001, held: 0 })
+      const audit = await first.audit(wallet.id)
+      t.equal(audit?.balanceMicros, audit?.journalMicros)
+    }
+  })
+
+  test(`a ledger from before holds migrates: legacy charges and refunds stay readable and audited (${backend.name})`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    // The schema as 0002 left it, with a wallet, its deposit, two charges and a refund written the old way.
+    await migrateTo(database, '0002_publishing')
+    const token = 'awt_legacy'
+    const wallet = { id: 'wal_legacy', token }
+    await runSql(database, [
+      `INSERT INTO wallets (id, token_hash, balance, currency, label, frozen, created_at) VALUES ('${wallet.id}', '${hashSecret(token)}', 3000, 'USD', NULL, 0, '2026-01-01T00:00:00.000Z')`,
+      `INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, refund_of, created_at) VALUES ('${wallet.id}', 'deposit', 5000, NULL, NULL, NULL, NULL, '2026-01-01T00:00:00.000Z')`,
+      `INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, refund_of, created_at) VALUES ('${wallet.id}', 'charge', 1000, 'b', 'r1', 'k1', NULL, '2026-01-01T00:00:00.000Z')`,
+      `INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, refund_of, created_at) VALUES ('${wallet.id}', 'charge', 2000, 'b', 'r2', NULL, NULL, '2026-01-01T00:00:01.000Z')`,
+      `INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, refund_of, created_at) VALUES ('${wallet.id}', 'refund', 1000, 'b', 'r3', 'k1', (SELECT max(id) - 1 FROM journal), '2026-01-01T00:00:02.000Z')`
+    ])
+
+    const store = await openStore(database.url)
+    t.teardown(() => store.close())
+    const { items } = await store.journal(wallet.id, { limit: 10 })
+    t.match(items.map((entry) => [entry.kind, entry.amount, entry.holdId]), [
+      ['refund', 0.001, null], ['charge', 0.002, null], ['charge', 0.001, null], ['deposit', 0.005, null]
+    ], 'old entries keep their ids, kinds and order')
+    t.same(await store.audit(wallet.id), { balanceMicros: 3000, journalMicros: 3000 }, 'deposits − charges + refunds')
+    const held = await store.placeHold({
+      tokenHash: hashSecret(wallet.token), micros: 500, currency: 'USD', beeId: 'b', requestId: 'r4', claim: null, expiresInSeconds: 60
+    })
+    if (!held.ok) throw new Error('hold refused')
+    t.ok(held.holdId > (items[0]?.id ?? Infinity), 'new entries number after the old ones')
+    await store.captureHold(held.holdId, 'r4', null)
+    t.same(await store.audit(wallet.id), { balanceMicros: 2500, journalMicros: 2500 })
   })
 }

@@ -73,10 +73,30 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
    * concurrent deposits (from any instance) cannot cross it together. A refund is not capped: it
    * returns money the wallet held before, and must never fail.
    */
-  const credit = (trx: Transaction<Tables>, walletId: string, micros: number, { capped }: { capped: boolean }) => {
+  const credit = (trx: Kysely<Tables>, walletId: string, micros: number, { capped }: { capped: boolean }) => {
     let update = trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) })).where('id', '=', walletId)
     if (capped) update = update.where('balance', '<=', MAX_BALANCE_MICROS - micros)
     return update.returning(walletView).executeTakeFirst()
+  }
+
+  /**
+   * A transaction that writes from its start. On SQLite, BEGIN IMMEDIATE takes the write lock first:
+   * a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
+   * connection (a second process: the wallet CLI) writes in between, instead of waiting its turn.
+   */
+  const writing = async <T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> => {
+    if (dialect === 'postgres') return await db.transaction().execute(work)
+    return await db.connection().execute(async (connection) => {
+      await sql`BEGIN IMMEDIATE`.execute(connection)
+      try {
+        const result = await work(connection)
+        await sql`COMMIT`.execute(connection)
+        return result
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection)
+        throw error
+      }
+    })
   }
 
   /**
@@ -84,7 +104,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
    * hold changes state, so a capture, a void on failure and any number of sweepers can race and
    * exactly one wins. The settling journal row names the hold (unique), the second guard.
    */
-  const settle = async (trx: Transaction<Tables>, holdId: number, to: 'captured' | 'voided', requestId: string | null) => {
+  const settle = async (trx: Kysely<Tables>, holdId: number, to: 'captured' | 'voided', requestId: string | null) => {
     const hold = await trx.updateTable('holds').set({ state: to }).where('id', '=', holdId).where('state', '=', 'pending')
       .returning(['wallet_id', 'amount']).executeTakeFirst()
     if (hold === undefined) return false
@@ -197,7 +217,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     },
 
     async captureHold (holdId, requestId, completion) {
-      return await db.transaction().execute(async (trx) => {
+      return await writing(async (trx) => {
         if (!await settle(trx, holdId, 'captured', requestId)) return false
         if (completion !== null) await complete(trx, completion)
         return true
@@ -205,11 +225,11 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     },
 
     async voidHold (holdId, requestId) {
-      return await db.transaction().execute((trx) => settle(trx, holdId, 'voided', requestId))
+      return await writing((trx) => settle(trx, holdId, 'voided', requestId))
     },
 
     async voidExpiredHolds (limit) {
-      return await db.transaction().execute(async (trx) => {
+      return await writing(async (trx) => {
         let expired = trx.selectFrom('holds').select(['id', 'wallet_id'])
           .where('state', '=', 'pending').where('expires_at', '<=', now()).orderBy('expires_at').limit(limit)
         // Sweepers on other instances skip the rows this one has locked instead of queueing behind them.
