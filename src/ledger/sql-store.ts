@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, type Transaction, sql } from 'kysely'
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely'
 import { ApiError } from '../errors.js'
 import { fromMicros, MICROS_PER_UNIT } from '../money.js'
 import { type JournalEntry, MAX_BALANCE, type Wallet, WALLET_ID_PATTERN } from '../schemas.js'
