@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { test } from 'tap'
+import tap, { test } from 'tap'
 import { openStore } from '../src/ledger/open-store.js'
 import { issueWallet } from '../src/ledger/wallets.js'
 import { backends } from './databases.js'
@@ -22,6 +22,9 @@ const shortTimes = {
   EGRESS_ALLOWLIST: '127.0.0.1'
 }
 const RETRY_DEADLINE_MS = 15_000
+
+// Two backends, each with two server starts and a wait for HOLD_TIMEOUT_SECONDS: about 20 s apiece.
+tap.setTimeout(150_000)
 
 interface Entry { kind: string, amount: number, idempotencyKey: string | null, holdId: number | null, id: number, requestId: string | null }
 
