@@ -6,7 +6,7 @@ import { migrationsFor } from '../src/ledger/migrations.js'
 import { openStore } from '../src/ledger/open-store.js'
 import { hashSecret } from '../src/ledger/secrets.js'
 import { issueWallet } from '../src/ledger/wallets.js'
-import { type Backend, backends, runSql } from './databases.js'
+import { type Backend, backends, postgresBackend, postgresSkip, runSql } from './databases.js'
 
 /** Brings a backend's schema up to one migration, as an older release left it. */
 async function migrateTo (backend: Backend, name: string) {
@@ -347,3 +347,14 @@ for (const backend of backends) {
     t.same(await store.audit(wallet.id), { balanceMicros: 2500, journalMicros: 2500 })
   })
 }
+
+test('a schema of its own migrates while another Apiary schema on the same PostgreSQL database exists', { skip: postgresSkip }, async (t) => {
+  const [first, second] = [await postgresBackend(), await postgresBackend()]
+  t.teardown(async () => { await first.drop(); await second.drop() })
+  const migrated = await openStore(first.url)
+  t.teardown(() => migrated.close())
+  const store = await openStore(second.url)
+  t.teardown(() => store.close())
+  await store.ping()
+  t.pass('Kysely\'s migration tables of the first schema did not stand in for the second\'s')
+})
