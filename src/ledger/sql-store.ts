@@ -6,7 +6,7 @@ import { createCatalogStore } from './catalog-store.js'
 import { decodeCursor, decodeIdCursor, encodeCursor } from './cursors.js'
 import type { Debit } from './debit.js'
 import type { Dialect } from './migrations.js'
-import type { HoldOutcome, IdempotencyCompletion, LedgerStore, Page } from './store.js'
+import type { HoldOutcome, LedgerStore, Page } from './store.js'
 import type { Tables } from './tables.js'
 
 type WalletRow = Selectable<Tables['wallets']>
@@ -100,18 +100,18 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
   }
 
   /**
-   * Settles a hold if, and only if, it is still pending: the conditional UPDATE is the one place a
-   * hold changes state, so a capture, a void on failure and any number of sweepers can race and
-   * exactly one wins. The settling journal row names the hold (unique), the second guard.
+   * Voids a hold if, and only if, it is still pending: the conditional UPDATE on its state (here and in
+   * the capture) is what lets a capture, a void on failure and any number of sweepers race with exactly
+   * one winner. The void row names the hold (unique), the second guard.
    */
-  const settle = async (trx: Kysely<Tables>, holdId: number, to: 'captured' | 'voided', requestId: string | null) => {
-    const hold = await trx.updateTable('holds').set({ state: to }).where('id', '=', holdId).where('state', '=', 'pending')
+  const voidPending = async (trx: Kysely<Tables>, holdId: number, requestId: string | null) => {
+    const hold = await trx.updateTable('holds').set({ state: 'voided' }).where('id', '=', holdId).where('state', '=', 'pending')
       .returning(['wallet_id', 'amount']).executeTakeFirst()
     if (hold === undefined) return false
     const entry = await trx.selectFrom('journal').select(['bee_id', 'idempotency_key']).where('id', '=', holdId).executeTakeFirstOrThrow()
     await trx.insertInto('journal').values({
       wallet_id: hold.wallet_id,
-      kind: to === 'captured' ? 'capture' : 'void',
+      kind: 'void',
       amount: hold.amount,
       bee_id: entry.bee_id,
       request_id: requestId,
@@ -120,13 +120,9 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
       created_at: now()
     }).execute()
     // A void returns money the wallet held before: never capped, never refused.
-    if (to === 'voided') await credit(trx, hold.wallet_id, Number(hold.amount), { capped: false })
+    await credit(trx, hold.wallet_id, Number(hold.amount), { capped: false })
     return true
   }
-
-  const complete = (trx: Kysely<Tables>, { scope, key, status, body }: IdempotencyCompletion) =>
-    trx.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body })
-      .where('scope', '=', scope).where('key', '=', key).execute()
 
   return {
     dialect,
@@ -196,7 +192,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     },
 
     async placeHold (request): Promise<HoldOutcome> {
-      const debited = await debit(request)
+      const debited = await debit.hold(request)
       if (debited !== undefined) {
         return { ok: true, holdId: Number(debited.id), walletId: debited.wallet_id, balanceMicros: Number(debited.balance) }
       }
@@ -217,15 +213,11 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     },
 
     async captureHold (holdId, requestId, completion) {
-      return await writing(async (trx) => {
-        if (!await settle(trx, holdId, 'captured', requestId)) return false
-        if (completion !== null) await complete(trx, completion)
-        return true
-      })
+      return await debit.capture({ holdId, requestId, completion })
     },
 
     async voidHold (holdId, requestId) {
-      return await writing((trx) => settle(trx, holdId, 'voided', requestId))
+      return await writing((trx) => voidPending(trx, holdId, requestId))
     },
 
     async voidExpiredHolds (limit) {
@@ -238,7 +230,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
         // Wallets are credited in one order everywhere, so two sweepers never wait on each other in a cycle.
         rows.sort((a, b) => a.wallet_id < b.wallet_id ? -1 : a.wallet_id > b.wallet_id ? 1 : Number(a.id) - Number(b.id))
         let voided = 0
-        for (const row of rows) if (await settle(trx, Number(row.id), 'voided', null)) voided++
+        for (const row of rows) if (await voidPending(trx, Number(row.id), null)) voided++
         return voided
       })
     },
@@ -304,8 +296,9 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
       return { state: 'replay', status: Number(existing.response_status), body: existing.response_body ?? '' }
     },
 
-    async completeIdempotencyKey (completion) {
-      await complete(db, completion)
+    async completeIdempotencyKey ({ scope, key, status, body }) {
+      await db.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body })
+        .where('scope', '=', scope).where('key', '=', key).execute()
     },
 
     async releaseIdempotencyKey (scope, key) {

@@ -86,6 +86,8 @@ export type HoldOutcome =
   | { ok: false, reason: 'WALLET_NOT_FOUND' | 'CURRENCY_MISMATCH' | 'WALLET_FROZEN' }
   | { ok: false, reason: 'INSUFFICIENT_FUNDS', balanceMicros: number, currency: string }
 
+export interface CaptureRequest { holdId: number, requestId: string, completion: IdempotencyCompletion | null }
+
 export interface RenewedHold { walletId: string, micros: number, balanceMicros: number }
 
 export interface IdempotencyCompletion { scope: string, key: string, status: number, body: string }
