@@ -3,13 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/errors.js'
 import { hashSecret } from '../src/ledger/secrets.js'
-import { WALLET_HEADER } from '../src/schemas.js'
+import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/schemas.js'
 import { beeOf } from './registry.js'
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key'
 export const REPLAYED_HEADER = 'idempotent-replayed'
-/** An in-flight key older than this belongs to a process that died; a retry may take it over. */
-const LEASE_SECONDS = 60
 const PURGE_EVERY_MS = 10 * 60 * 1000
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
@@ -17,19 +15,23 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** preHandler for execute routes: claims the Idempotency-Key, or replays, refuses or conflicts. */
     claimIdempotencyKey (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>
-    /** onSend for execute routes: keeps a 200 for replay, frees the key after anything else. */
+    /**
+     * onSend for execute routes: frees a key its execution did not complete (a 200 completes it in
+     * runBee, with the capture), so the retry of a failure really retries.
+     */
     settleIdempotencyKey (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown>
   }
   interface FastifyRequest {
-    idempotency: { scope: string, key: string } | null
+    /** The claimed key; `holdId` is the pending hold of an abandoned claim this request took over. */
+    idempotency: { scope: string, key: string, holdId: number | null } | null
   }
 }
 
 /**
  * Idempotent execution. A retry with the same key and body replays the first 200 and charges
  * nothing; the same key with another body is 422; a retry while the first is running is 409.
- * Keys of pay-per-use Bees are scoped to the wallet; keys of free Bees (which never read the wallet
- * header) to the Bee.
+ * Keys are scoped to the wallet. An answer is stored only for a caller with a wallet, so anonymous
+ * callers cannot make the server store anything: a key on a free Bee needs a valid wallet token too.
  */
 export default fp(async (fastify) => {
   const { ledger, config } = fastify
@@ -44,17 +46,24 @@ export default fp(async (fastify) => {
     const bee = beeOf(request)
     if (bee === null) return undefined
     const token = request.headers[WALLET_HEADER]
-    // Without a token a paid call is refused by the payment hook anyway: nothing to claim.
-    if (bee.paid && (typeof token !== 'string' || token.length === 0)) return undefined
-    const scope = bee.paid ? `wallet:${hashSecret(token as string)}` : `bee:${bee.record.id}`
+    const hasToken = typeof token === 'string' && token.length > 0
+    if (bee.paid) {
+      // Without a token a paid call is refused by the payment hook anyway: nothing to claim.
+      if (!hasToken) return undefined
+    } else if (!hasToken || await ledger.getWalletByToken(hashSecret(token)) === null) {
+      throw new ApiError(400, 'IDEMPOTENCY_WALLET_REQUIRED', `${hasToken ? `No wallet has the token in ${WALLET_HEADER_NAME}. ` : ''}` +
+        `An Idempotency-Key on a free Bee is honoured only with a valid wallet token in ${WALLET_HEADER_NAME} (nothing is ` +
+        'charged; the stored answer is kept under that wallet): send one, or drop the key.')
+    }
+    const scope = `wallet:${hashSecret(token)}`
     const requestHash = createHash('sha256').update(bee.record.id).update('\n').update(JSON.stringify(request.body)).digest('hex')
 
     const outcome = await ledger.claimIdempotencyKey({
-      scope, key, requestHash, ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: LEASE_SECONDS
+      scope, key, requestHash, ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS
     })
     switch (outcome.state) {
       case 'claimed':
-        request.idempotency = { scope, key }
+        request.idempotency = { scope, key, holdId: outcome.holdId }
         return undefined
       case 'in-flight':
         throw new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still running; retry in a moment to get its result.')
@@ -66,16 +75,12 @@ export default fp(async (fastify) => {
     }
   })
 
-  fastify.decorate('settleIdempotencyKey', async function settleIdempotencyKey (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  fastify.decorate('settleIdempotencyKey', async function settleIdempotencyKey (request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
     const claim = request.idempotency
     if (claim === null) return payload
     request.idempotency = null
-    if (reply.statusCode === 200 && typeof payload === 'string') {
-      await ledger.completeIdempotencyKey(claim.scope, claim.key, 200, payload)
-    } else {
-      // Nothing was sold (or it was refunded): the client may retry with the same key.
-      await ledger.releaseIdempotencyKey(claim.scope, claim.key)
-    }
+    // Nothing was sold (the hold, if any, was voided): the client may retry with the same key.
+    await ledger.releaseIdempotencyKey(claim.scope, claim.key)
     return payload
   })
 

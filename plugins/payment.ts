@@ -7,20 +7,25 @@ import type { RegisteredBee } from '../src/registry.js'
 import { beeOf } from './registry.js'
 import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/schemas.js'
 
-/** A debit taken before the Bee runs; the pipeline refunds it if the Bee then fails. */
-export interface Charge {
+/** The hold placed before the Bee runs: the pipeline captures it with the answer, or voids it if the Bee fails. */
+export interface Hold {
   id: number
   walletId: string
+  micros: number
+  /** The wallet's available balance once the hold was placed. */
   balanceMicros: number
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** preHandler for execute routes of pay-per-use Bees: debits the caller's wallet or answers 402. */
+    /**
+     * preHandler for execute routes of pay-per-use Bees: places a hold on the caller's wallet (or
+     * reuses the pending hold of the claim it took over), or answers 402.
+     */
     chargeForCall (request: FastifyRequest, reply: FastifyReply): Promise<void>
   }
   interface FastifyRequest {
-    charge: Charge | null
+    hold: Hold | null
   }
 }
 
@@ -36,7 +41,8 @@ function paymentRequired (bee: RegisteredBee, code: string, message: string): Ap
 }
 
 export default fp(async (fastify) => {
-  fastify.decorateRequest('charge', null)
+  const { ledger, config } = fastify
+  fastify.decorateRequest('hold', null)
 
   fastify.decorate('chargeForCall', async function chargeForCall (request: FastifyRequest) {
     const bee = beeOf(request)
@@ -47,16 +53,27 @@ export default fp(async (fastify) => {
       throw paymentRequired(bee, 'WALLET_TOKEN_MISSING',
         `${id} costs ${pricing.costPerCall} ${pricing.currency} a call: send a funded wallet token in ${WALLET_HEADER_NAME}.`)
     }
-    const outcome = await fastify.ledger.charge({
+    const claim = request.idempotency
+    if (claim !== null && claim.holdId !== null) {
+      // A retry that took over an abandoned claim: that execution's hold pays for this one, never a second.
+      const renewed = await ledger.renewHold(claim.holdId, config.HOLD_TIMEOUT_SECONDS)
+      if (renewed !== null) {
+        request.hold = { id: claim.holdId, ...renewed }
+        return
+      }
+      // Voided meanwhile (a captured hold would have completed the claim): a new hold is placed below.
+    }
+    const outcome = await ledger.placeHold({
       tokenHash: hashSecret(token),
       micros: bee.priceMicros,
       currency: pricing.currency,
       beeId: id,
       requestId: request.id,
-      idempotencyKey: request.idempotency?.key ?? null
+      claim: claim === null ? null : { scope: claim.scope, key: claim.key },
+      expiresInSeconds: config.HOLD_TIMEOUT_SECONDS
     })
     if (outcome.ok) {
-      request.charge = { id: outcome.chargeId, walletId: outcome.walletId, balanceMicros: outcome.balanceMicros }
+      request.hold = { id: outcome.holdId, walletId: outcome.walletId, micros: bee.priceMicros, balanceMicros: outcome.balanceMicros }
       return
     }
     switch (outcome.reason) {
@@ -71,4 +88,4 @@ export default fp(async (fastify) => {
           `${id} costs ${pricing.costPerCall} ${pricing.currency}; the wallet holds ${fromMicros(outcome.balanceMicros)} ${outcome.currency}. Top it up and retry.`)
     }
   })
-}, { name: 'payment', dependencies: ['ledger', 'registry', 'idempotency'] })
+}, { name: 'payment', dependencies: ['config', 'ledger', 'registry', 'idempotency'] })

@@ -7,6 +7,7 @@ import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
 import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
+import holdSweeper from '../plugins/hold-sweeper.js'
 import httpRequirements from '../plugins/http-requirements.js'
 import jsonBodies from '../plugins/json-bodies.js'
 import idempotency from '../plugins/idempotency.js'
@@ -68,6 +69,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(catalog)
   await fastify.register(idempotency)
   await fastify.register(payment)
+  await fastify.register(holdSweeper)
   await fastify.register(auth)
 
   await fastify.register(health)

@@ -19,6 +19,23 @@ export const ConfigSchema = Type.Object({
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per instance.' }),
   IDEMPOTENCY_TTL_HOURS: Type.Integer({ minimum: 1, default: 24, description: 'How long an Idempotency-Key and its response are kept.' }),
+  IDEMPOTENCY_LEASE_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 60,
+    description: 'How long a claimed Idempotency-Key stays with its execution; after that a retry of the same request takes ' +
+      'the claim over (its process is taken to have died). Must exceed the longest Bee timeout.'
+  }),
+  HOLD_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 120,
+    description: 'How long a paid call\'s hold may stay pending before the sweeper voids it (credits it back). Must exceed ' +
+      'the longest Bee timeout plus IDEMPOTENCY_LEASE_SECONDS.'
+  }),
+  HOLD_SWEEP_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    default: 10_000,
+    description: 'How often each instance voids the holds past HOLD_TIMEOUT_SECONDS.'
+  }),
   ADMIN_TOKEN: Type.Optional(Type.String({
     minLength: 16,
     description: 'Bearer token for the admin API; the admin API is disabled when unset.'
@@ -71,5 +88,24 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const value = env[name]
     if (value !== undefined && value !== '') data[name] = value
   }
-  return envSchema<Config>({ schema: ConfigSchema, data, env: false, dotenv: false })
+  return checkHoldTimeouts(envSchema<Config>({ schema: ConfigSchema, data, env: false, dotenv: false }))
+}
+
+/**
+ * A claim must outlive any execution (or a running call would be taken over and run twice), and a
+ * hold must outlive the claim and its execution (or a hold would be voided under a call that can
+ * still capture it, and that call would have to throw its answer away).
+ */
+function checkHoldTimeouts (config: Config): Config {
+  const longestBeeMs = Math.max(config.WEATHER_TIMEOUT_MS, config.REMOTE_BEE_TIMEOUT_MS)
+  const leaseMs = config.IDEMPOTENCY_LEASE_SECONDS * 1000
+  if (leaseMs <= longestBeeMs) {
+    throw new Error(`IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS}) must exceed the longest Bee timeout ` +
+      `(WEATHER_TIMEOUT_MS, REMOTE_BEE_TIMEOUT_MS: ${longestBeeMs} ms)`)
+  }
+  if (config.HOLD_TIMEOUT_SECONDS * 1000 <= leaseMs + longestBeeMs) {
+    throw new Error(`HOLD_TIMEOUT_SECONDS (${config.HOLD_TIMEOUT_SECONDS}) must exceed the longest Bee timeout ` +
+      `(${longestBeeMs} ms) plus IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS})`)
+  }
+  return config
 }

@@ -14,15 +14,15 @@ const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
 /**
  * The execution pipeline after validation and payment: run the Bee, check its output against its
- * outputSchema, wrap it in Honey. Any failure after the debit refunds the charge, and that includes
- * serializing the answer: it happens here rather than after the handler returns, where a failure
- * (an upstream answer nested too deep to stringify) would reach the client as a 500 with the
- * charge kept.
+ * outputSchema, wrap it in Honey, then capture the hold and store the answer for replay together.
+ * Any failure before the capture voids the hold, and that includes serializing the answer: it
+ * happens here rather than after the handler returns, where a failure (an upstream answer nested
+ * too deep to stringify) would reach the client as a 500 with the hold kept.
  */
 export async function runBee (request: FastifyRequest, reply: FastifyReply) {
   const bee = beeOf(request) as RegisteredBee
-  const charge = request.charge
-  let payload: ReturnType<FastifyReply['serialize']>
+  const hold = request.hold
+  let payload: string
   try {
     const outcome = await bee.definition.execute(request.body, { log: request.log, requestId: request.id })
     if (!bee.validateOutput(outcome.result)) {
@@ -36,15 +36,44 @@ export async function runBee (request: FastifyRequest, reply: FastifyReply) {
       confidence: clamp01(outcome.confidence),
       freshness: Math.max(0, outcome.freshness)
     })
+    await sell(request, payload)
   } catch (error) {
-    if (charge !== null) await refund(request, charge.id)
+    if (hold !== null) await voidHold(request, hold.id)
     throw error
   }
-  if (charge !== null) {
-    reply.header(COST_HEADER, bee.record.pricing.costPerCall)
-    reply.header(BALANCE_HEADER, fromMicros(charge.balanceMicros))
+  if (hold !== null) {
+    reply.header(COST_HEADER, fromMicros(hold.micros))
+    reply.header(BALANCE_HEADER, fromMicros(hold.balanceMicros))
   }
   return reply.type('application/json; charset=utf-8').send(payload)
+}
+
+/**
+ * Captures the hold and keeps the answer for replay in one transaction, so a crash can never leave
+ * a sale without its stored answer (a retry would pay again) or an answer stored for free.
+ */
+async function sell (request: FastifyRequest, payload: string): Promise<void> {
+  const { ledger } = request.server
+  const claim = request.idempotency
+  const completion = claim === null ? null : { scope: claim.scope, key: claim.key, status: 200, body: payload }
+  if (request.hold !== null) {
+    if (!await ledger.captureHold(request.hold.id, request.id, completion)) throw holdSettled()
+  } else if (completion !== null) {
+    await ledger.completeIdempotencyKey(completion)
+  }
+  // Completed: the onSend hook must not free the key.
+  request.idempotency = null
+}
+
+/**
+ * The hold was settled before this execution could capture it: the sweeper voided it (the call ran
+ * past HOLD_TIMEOUT_SECONDS) or another execution under the same key captured it. Either way this
+ * answer was not paid for by this call, so it is not served.
+ */
+function holdSettled (): ApiError {
+  return new ApiError(503, 'HOLD_EXPIRED', 'The hold on your wallet was released before this call finished (it took longer ' +
+    'than HOLD_TIMEOUT_SECONDS), so its answer is not served and you were not charged for it. Retry (with the same ' +
+    'Idempotency-Key, if you sent one).')
 }
 
 function invalidOutput (bee: RegisteredBee, what: string): ApiError {
@@ -52,9 +81,10 @@ function invalidOutput (bee: RegisteredBee, what: string): ApiError {
 }
 
 /** The route's own 200 serializer, so the bytes are exactly what returning the object would send. */
-function serializeHoney (reply: FastifyReply, bee: RegisteredBee, honey: Record<string, unknown>): ReturnType<FastifyReply['serialize']> {
+function serializeHoney (reply: FastifyReply, bee: RegisteredBee, honey: Record<string, unknown>): string {
   try {
-    return reply.serialize(honey)
+    // The route's serializer (fast-json-stringify) makes a string; the stored replay is that string.
+    return reply.serialize(honey) as string
   } catch (error) {
     reply.log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
     throw invalidOutput(bee, 'produced an answer that cannot be serialized')
@@ -84,12 +114,12 @@ export async function admitBee (request: FastifyRequest, reply: FastifyReply): P
   }
 }
 
-async function refund (request: FastifyRequest, chargeId: number): Promise<void> {
+async function voidHold (request: FastifyRequest, holdId: number): Promise<void> {
   try {
-    await request.server.ledger.refund(chargeId, request.id)
+    await request.server.ledger.voidHold(holdId, request.id)
   } catch (error) {
-    // The charge stays in the journal with no refund row, so it can be found and settled by hand.
-    request.log.error({ err: error, chargeId }, 'refund failed')
+    // The hold stays pending: the sweeper voids it once it expires.
+    request.log.error({ err: error, holdId }, 'void failed')
   }
 }
 
@@ -98,7 +128,9 @@ const errorResponse = (description: string) => ({ ...ErrorBody, description })
 /** Response schemas for every status an execute route can send. */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
-    description: 'Makes a retry safe: the same key and body within IDEMPOTENCY_TTL_HOURS replays the first 200 without a new charge.'
+    description: 'Makes a retry safe: the same key and body within IDEMPOTENCY_TTL_HOURS replays the first 200 without a new ' +
+      'charge. Answers are kept only for callers with a wallet: on a free Bee the key needs a valid X-Registry-Wallet-Token ' +
+      '(else 400 IDEMPOTENCY_WALLET_REQUIRED).'
   }))
 })
 
@@ -109,7 +141,7 @@ function successHeaders (paid: boolean) {
     ...(paid
       ? {
           [COST_HEADER]: header('What this call cost, in the Bee\'s currency (absent on an idempotent replay, which costs nothing).'),
-          [BALANCE_HEADER]: header('The wallet\'s balance after this call (absent on an idempotent replay).')
+          [BALANCE_HEADER]: header('The wallet\'s available balance after this call (absent on an idempotent replay).')
         }
       : {}),
     [REPLAYED_HEADER]: header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key.'),
@@ -129,11 +161,14 @@ export function executeResponses (result: TSchema, bee?: { paid: boolean, upstre
     413: errorResponse('The body is larger than the configured limit.'),
     415: errorResponse('The body is not JSON.'),
     422: errorResponse('The Idempotency-Key was used with a different request.'),
-    500: errorResponse('Internal failure; the charge, if any, was refunded.'),
+    500: errorResponse('Internal failure; the hold on the wallet, if any, was voided (credited back).'),
+    ...(bee === undefined || bee.paid
+      ? { 503: errorResponse('HOLD_EXPIRED: the hold was released before the call finished; the answer is not served and nothing was charged.') }
+      : {}),
     ...(bee === undefined || bee.upstream
       ? {
-          502: errorResponse('The upstream service failed; the charge was refunded.'),
-          504: errorResponse('The upstream service timed out; the charge was refunded.')
+          502: errorResponse('The upstream service failed; the hold was voided (nothing charged).'),
+          504: errorResponse('The upstream service timed out; the hold was voided (nothing charged).')
         }
       : {})
   }

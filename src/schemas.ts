@@ -151,7 +151,7 @@ export const MAX_AMOUNT = 1e9
  * Most a wallet may hold, in units of its currency. Balances are integer micro-units read back as
  * JavaScript numbers (better-sqlite3 and pg both hand back doubles), which are exact only up to 2^53
  * (about 9,007,199,254 units): a deposit that would cross this cap is refused. The headroom between
- * the cap and 2^53 lets refunds of charges still in flight land above it without losing precision.
+ * the cap and 2^53 lets voids of holds still in flight land above it without losing precision.
  */
 export const MAX_BALANCE = 9_000_000_000
 
@@ -165,7 +165,12 @@ export const WalletId = Type.String({
 
 export const Wallet = Type.Object({
   id: WalletId,
-  balance: Type.Number({ description: 'Current balance in `currency`.' }),
+  balance: Type.Number({ description: 'Available balance in `currency`: what new calls can spend, after pending holds.' }),
+  held: Type.Number({
+    description: 'Sum of pending holds: reserved by calls still running (or whose outcome is not settled yet), already taken ' +
+      'from `balance`. Each is captured when its answer is produced or voided (credited back) when the call fails or ' +
+      'after HOLD_TIMEOUT_SECONDS.'
+  }),
   currency: Type.String({ description: 'ISO 4217 currency of the wallet.' }),
   label: NullableString({ description: 'Free-text label given at creation.' }),
   frozen: Type.Boolean({ description: 'A frozen wallet cannot be charged (402 WALLET_FROZEN) until unfrozen.' }),
@@ -180,11 +185,20 @@ export const CreatedWallet = Type.Object({
 
 export const JournalEntry = Type.Object({
   id: Type.Integer({ description: 'Journal entry number.' }),
-  kind: StringEnum(['deposit', 'charge', 'refund'], { description: 'What moved the balance.' }),
-  amount: Type.Number({ description: 'Amount moved, always positive.' }),
-  beeId: NullableString({ description: 'Bee of a charge or refund.' }),
+  kind: StringEnum(['deposit', 'hold', 'capture', 'void', 'charge', 'refund'], {
+    description: 'deposit: funds added. hold: a call\'s price reserved (taken from the balance). capture: the hold became ' +
+      'a sale (the answer was produced; no balance change). void: the hold was released and credited back (the call ' +
+      'failed, or the hold expired). charge and refund: entries written before holds existed, with their old meaning.'
+  }),
+  amount: Type.Number({ description: 'Amount moved (for a capture: the amount of the hold it settles), always positive.' }),
+  beeId: NullableString({ description: 'Bee of a hold, capture, void, charge or refund.' }),
   requestId: NullableString({ description: 'Request that caused the entry (its X-Request-Id).' }),
   idempotencyKey: NullableString({ description: 'Idempotency-Key of the execution, when one was sent.' }),
+  holdId: Type.Unsafe<number | null>({
+    type: 'integer',
+    nullable: true,
+    description: 'On a capture or void: the id of the hold entry it settles (each hold is settled once); null otherwise.'
+  }),
   createdAt: Type.String({ format: 'date-time', description: 'When the entry was written.' })
 }, { description: 'One ledger movement.' })
 export type JournalEntry = Static<typeof JournalEntry>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import pg from 'pg'
 
 export interface Backend {
@@ -49,3 +50,33 @@ export const backends: Array<{ name: Backend['name'], skip: string | false, open
   { name: 'sqlite', skip: false, open: async () => sqliteBackend() },
   { name: 'postgres', skip: postgresSkip, open: postgresBackend }
 ]
+
+/** Runs statements on a backend's database directly (not through the store under test); returns the last one's rows. */
+export async function runSql (backend: Backend, statements: string[]): Promise<unknown[]> {
+  let rows: unknown[] = []
+  if (backend.name === 'sqlite') {
+    const database = new Database(backend.url)
+    try {
+      for (const text of statements) {
+        const statement = database.prepare(text)
+        rows = statement.reader ? statement.all() : (statement.run(), [])
+      }
+    } finally {
+      database.close()
+    }
+    return rows
+  }
+  const client = new pg.Client({ connectionString: backend.url })
+  await client.connect()
+  try {
+    for (const text of statements) rows = (await client.query(text)).rows
+  } finally {
+    await client.end()
+  }
+  return rows
+}
+
+export async function countRows (backend: Backend, table: string): Promise<number> {
+  const [row] = await runSql(backend, [`SELECT count(*) AS n FROM ${table}`]) as Array<{ n: number | string }>
+  return Number(row?.n)
+}

@@ -12,6 +12,8 @@ export interface FakeBee {
   calls: Array<{ headers: IncomingHttpHeaders, body: string }>
   /** Headers the fake adds to a successful answer. */
   replyHeaders: Record<string, string>
+  /** Awaited before a successful answer is sent: lets a test act while the call is in flight. */
+  beforeAnswer: () => Promise<void>
   close (): Promise<void>
 }
 
@@ -48,7 +50,10 @@ export async function startFakeBee (): Promise<FakeBee> {
         case 'not-object': return json(200, JSON.stringify(text))
         // Valid JSON well under the size cap, nested past what a recursive stringify can take.
         case 'too-deep': return json(200, `{"shout":"A","length":1,"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
-        default: return json(200, JSON.stringify({ shout: text.toUpperCase(), length: text.length }), fake.replyHeaders)
+        default:
+          fake.beforeAnswer().then(
+            () => json(200, JSON.stringify({ shout: text.toUpperCase(), length: text.length }), fake.replyHeaders),
+            () => json(500, '{"error":"beforeAnswer failed"}'))
       }
     })
   })
@@ -57,6 +62,7 @@ export async function startFakeBee (): Promise<FakeBee> {
     mode: 'ok',
     calls: [],
     replyHeaders: {},
+    beforeAnswer: async () => {},
     close: async () => {
       for (const response of hanging) response.destroy()
       server.closeAllConnections()

@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { backends, countRows } from './databases.js'
 import { balanceOf, build, createWallet } from './helper.js'
 
 const url = '/api/bees/sentiment-analyzer/execute'
@@ -16,7 +17,10 @@ test('a retry with the same Idempotency-Key and body replays the answer and char
   t.equal(again.body, first.body, 'the same body, byte for byte')
   t.equal(await balanceOf(app, wallet.id), 0.999, 'one charge')
   const { recent } = (await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })).json()
-  t.match(recent[0], { kind: 'charge', idempotencyKey: 'order-1' }, 'the charge carries the key')
+  t.match(recent.slice(0, 2), [
+    { kind: 'capture', idempotencyKey: 'order-1', holdId: recent[1].id },
+    { kind: 'hold', idempotencyKey: 'order-1' }
+  ], 'the hold and its capture carry the key')
 })
 
 test('the same key with another body is a 422', async (t) => {
@@ -77,17 +81,45 @@ test('a 402 does not use up the key', async (t) => {
   t.equal((await app.inject({ method: 'POST', url, headers, payload: { text: 'Hi.' } })).statusCode, 200)
 })
 
-test('free Bees accept the header too, scoped to the Bee', async (t) => {
+test('free Bees honour the header with a wallet token, scoped to the wallet, and charge nothing', async (t) => {
   const app = await build(t)
+  const wallet = await createWallet(app, 1)
   const call = (text: string) => app.inject({
-    method: 'POST', url: '/api/bees/text-summarizer/execute', headers: { 'idempotency-key': 'sum-1' }, payload: { text }
+    method: 'POST',
+    url: '/api/bees/text-summarizer/execute',
+    headers: { 'idempotency-key': 'sum-1', 'x-registry-wallet-token': wallet.token },
+    payload: { text }
   })
   const first = await call('One sentence here. Another one there.')
   const replay = await call('One sentence here. Another one there.')
   t.equal(replay.headers['idempotent-replayed'], 'true')
   t.equal(replay.body, first.body)
   t.equal((await call('Something else entirely.')).statusCode, 422)
+  t.equal(await balanceOf(app, wallet.id), 1)
 })
+
+for (const backend of backends) {
+  test(`anonymous callers cannot make the server store answers: a key on a free Bee needs a wallet token (${backend.name})`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    const app = await build(t, { env: { DATABASE_URL: database.url } })
+    const stored = () => countRows(database, 'idempotency_keys')
+    const n = 20
+    for (const token of [undefined, 'awt_unknown']) {
+      const responses = await Promise.all(Array.from({ length: n }, (_, i) => app.inject({
+        method: 'POST',
+        url: '/api/bees/text-summarizer/execute',
+        headers: { 'idempotency-key': `anon-${token ?? 'none'}-${i}`, ...(token === undefined ? {} : { 'x-registry-wallet-token': token }) },
+        payload: { text: `A text to store, number ${i}. It is long enough to be worth keeping.` }
+      })))
+      t.ok(responses.every((r) => r.statusCode === 400 && r.json().code === 'IDEMPOTENCY_WALLET_REQUIRED'), `${token ?? 'no token'}: 400 IDEMPOTENCY_WALLET_REQUIRED`)
+    }
+    t.equal(await stored(), 0, 'nothing stored')
+    const plain = await app.inject({ method: 'POST', url: '/api/bees/text-summarizer/execute', payload: { text: 'Without a key. It just runs.' } })
+    t.equal(plain.statusCode, 200, 'without a key, anonymous free calls run as before')
+    t.equal(await stored(), 0)
+  })
+}
 
 test('a malformed key is a 400', async (t) => {
   const app = await build(t)

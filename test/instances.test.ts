@@ -31,7 +31,7 @@ test('two instances on one PostgreSQL: a wallet funded for N calls serves exactl
   t.equal(audit?.balanceMicros, 0, 'the balance ends at 0')
   t.equal(audit?.journalMicros, 0, 'the journal agrees')
   const { items } = await store.journal(wallet.id, { limit: 200 })
-  t.equal(items.filter((entry) => entry.kind === 'charge').length, n)
+  t.equal(items.filter((entry) => entry.kind === 'capture').length, n)
 })
 
 for (const backend of backends) {
@@ -71,9 +71,9 @@ for (const backend of backends) {
     const store = await openStore(database.url)
     t.teardown(() => store.close())
     const { items } = await store.journal(wallet.id, { limit: 100_000 })
-    const journaled = new Set(items.filter((entry) => entry.kind === 'charge').map((entry) => entry.requestId))
-    t.same(paidRequestIds.filter((id) => !journaled.has(id)), [], 'every 200 the client received has its charge row')
+    const journaled = new Set(items.filter((entry) => entry.kind === 'capture').map((entry) => entry.requestId))
+    t.same(paidRequestIds.filter((id) => !journaled.has(id)), [], 'every 200 the client received has its capture row')
     const audit = await store.audit(wallet.id)
-    t.equal(audit?.balanceMicros, audit?.journalMicros, 'balance = deposits − charges + refunds after the crash')
+    t.equal(audit?.balanceMicros, audit?.journalMicros, 'balance = deposits − holds + voids after the crash')
   })
 }

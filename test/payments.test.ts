@@ -44,7 +44,7 @@ test('a wallet in another currency is a 402 CURRENCY_MISMATCH', async (t) => {
   t.equal(await balanceOf(app, wallet.id), 5)
 })
 
-test('a paid call debits the price, journals it and reports cost and balance in headers', async (t) => {
+test('a paid call holds the price, captures it with the answer, and reports cost and balance in headers', async (t) => {
   const app = await build(t)
   const wallet = await createWallet(app, 1)
   const response = await app.inject({ method: 'POST', url: sentiment, payload: body, headers: { 'x-registry-wallet-token': wallet.token } })
@@ -56,12 +56,16 @@ test('a paid call debits the price, journals it and reports cost and balance in 
 
   const own = await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })
   t.equal(own.statusCode, 200)
+  const requestId = response.headers['x-request-id']
+  const { recent } = own.json()
   t.match(own.json(), {
     id: wallet.id,
     balance: 0.999,
+    held: 0,
     recent: [
-      { kind: 'charge', amount: 0.001, beeId: 'sentiment-analyzer', requestId: response.headers['x-request-id'] },
-      { kind: 'deposit', amount: 1, beeId: null }
+      { kind: 'capture', amount: 0.001, beeId: 'sentiment-analyzer', requestId, holdId: recent[1]?.id },
+      { kind: 'hold', amount: 0.001, beeId: 'sentiment-analyzer', requestId, holdId: null },
+      { kind: 'deposit', amount: 1, beeId: null, holdId: null }
     ]
   })
 })
@@ -90,7 +94,7 @@ test('free Bees never read the wallet header', async (t) => {
   t.equal(await balanceOf(app, wallet.id), 1)
 })
 
-test('when the Bee fails after the debit, the charge is refunded and journaled', async (t) => {
+test('when the Bee fails after the hold, the hold is voided: credited back and journaled', async (t) => {
   const upstream = await startFakeOpenMeteo()
   t.teardown(upstream.close)
   upstream.mode = 'refuse'
@@ -106,10 +110,12 @@ test('when the Bee fails after the debit, the charge is refunded and journaled',
   t.equal(await balanceOf(app, wallet.id), 1, 'the balance is whole again')
   const { recent } = (await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })).json()
   t.match(recent, [
-    { kind: 'refund', amount: 0.002, beeId: 'weather-sensor' },
-    { kind: 'charge', amount: 0.002, beeId: 'weather-sensor' },
+    { kind: 'void', amount: 0.002, beeId: 'weather-sensor', holdId: recent[1]?.id, requestId: response.headers['x-request-id'] },
+    { kind: 'hold', amount: 0.002, beeId: 'weather-sensor' },
     { kind: 'deposit', amount: 1 }
   ])
+  const audit = await app.ledger.audit(wallet.id)
+  t.equal(audit?.balanceMicros, audit?.journalMicros, 'balance = deposits − holds + voids')
 })
 
 test('a wallet funded for exactly N calls serves exactly N of 3N concurrent calls', async (t) => {
@@ -123,8 +129,9 @@ test('a wallet funded for exactly N calls serves exactly N of 3N concurrent call
   t.equal(statuses.filter((status) => status === 402).length, 2 * n, 'the rest are refused')
   t.ok(responses.filter((r) => r.statusCode === 402).every((r) => r.json().code === 'INSUFFICIENT_FUNDS'))
   t.equal(await balanceOf(app, wallet.id), 0, 'the balance ends at exactly 0')
-  const own = (await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })).json()
-  t.equal(own.recent.filter((entry: { kind: string }) => entry.kind === 'charge').length, n, 'N charges journaled')
+  const { items } = await app.ledger.journal(wallet.id, { limit: 200 })
+  t.equal(items.filter((entry) => entry.kind === 'capture').length, n, 'N captures journaled')
+  t.equal((await app.ledger.getWallet(wallet.id))?.held, 0, 'no hold left pending')
 })
 
 test('wallet amounts are exact to the micro-unit', async (t) => {

@@ -34,7 +34,9 @@ test('the wallet CLI creates a funded wallet whose token pays for calls on the s
 
   output.length = 0
   t.equal(await walletCommand(['show', wallet.id], env), 0)
-  t.match(JSON.parse(output.join('\n')), { balance: 5.499, recent: [{ kind: 'charge' }, { kind: 'deposit' }, { kind: 'deposit' }] })
+  t.match(JSON.parse(output.join('\n')), {
+    balance: 5.499, held: 0, recent: [{ kind: 'capture' }, { kind: 'hold' }, { kind: 'deposit' }, { kind: 'deposit' }]
+  })
 })
 
 test('the wallet CLI refuses bad input with a reason', async (t) => {

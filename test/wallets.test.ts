@@ -29,7 +29,7 @@ test('creating a wallet shows its token once; reading it never does', async (t) 
   t.match(wallet, { id: /^wal_/, token: /^awt_[A-Za-z0-9_-]{43}$/, balance: 5, currency: 'USD', label: 'agent-7', createdAt: String })
   const read = await app.inject({ url: `/api/wallets/${wallet.id}`, headers: adminHeaders })
   t.equal(read.statusCode, 200)
-  t.same(read.json(), { id: wallet.id, balance: 5, currency: 'USD', label: 'agent-7', frozen: false, createdAt: wallet.createdAt })
+  t.same(read.json(), { id: wallet.id, balance: 5, held: 0, currency: 'USD', label: 'agent-7', frozen: false, createdAt: wallet.createdAt })
   t.notMatch(read.body, wallet.token)
 })
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
 import { type Debit, postgresDebit, sqliteDebit } from './debit.js'
 import { migrationsFor, type Dialect } from './migrations.js'
 import { createSqlStore } from './sql-store.js'
@@ -74,7 +74,12 @@ function sqlite (path: string): Connected {
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<LedgerStore> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
   const { db, debit } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
-  const { error } = await new Migrator({ db, provider: migrationsFor(dialect) }).migrateToLatest()
+  // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
+  // schema on the same PostgreSQL database (a second deployment, a parallel test) cannot hide them.
+  const migrationTableSchema = dialect === 'postgres'
+    ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
+    : undefined
+  const { error } = await new Migrator({ db, provider: migrationsFor(dialect), migrationTableSchema }).migrateToLatest()
   if (error !== undefined) {
     await db.destroy()
     throw error

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type Transaction, sql } from 'kysely'
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely'
 import { ApiError } from '../errors.js'
 import { fromMicros, MICROS_PER_UNIT } from '../money.js'
 import { type JournalEntry, MAX_BALANCE, type Wallet, WALLET_ID_PATTERN } from '../schemas.js'
@@ -6,18 +6,26 @@ import { createCatalogStore } from './catalog-store.js'
 import { decodeCursor, decodeIdCursor, encodeCursor } from './cursors.js'
 import type { Debit } from './debit.js'
 import type { Dialect } from './migrations.js'
-import type { ChargeOutcome, LedgerStore, Page } from './store.js'
+import type { HoldOutcome, LedgerStore, Page } from './store.js'
 import type { Tables } from './tables.js'
 
 type WalletRow = Selectable<Tables['wallets']>
 type JournalRow = Selectable<Tables['journal']>
 
 const walletColumns = ['id', 'balance', 'currency', 'label', 'frozen', 'created_at'] as const
-const journalColumns = ['id', 'kind', 'amount', 'bee_id', 'request_id', 'idempotency_key', 'created_at'] as const
+const journalColumns = ['id', 'kind', 'amount', 'bee_id', 'request_id', 'idempotency_key', 'hold_id', 'created_at'] as const
 
-const toWallet = (row: Pick<WalletRow, typeof walletColumns[number]>): Wallet => ({
+/** What the wallet's pending holds reserve: a subquery, so it can sit in a SELECT or a RETURNING. */
+const heldMicros = (eb: ExpressionBuilder<Tables, 'wallets'>) => eb.selectFrom('holds')
+  .select((hb) => hb.fn.coalesce(hb.fn.sum<number>('holds.amount'), hb.lit(0)).as('held'))
+  .whereRef('holds.wallet_id', '=', 'wallets.id').where('holds.state', '=', 'pending')
+  .as('held')
+const walletView = (eb: ExpressionBuilder<Tables, 'wallets'>) => [...walletColumns, heldMicros(eb)] as const
+
+const toWallet = (row: Pick<WalletRow, typeof walletColumns[number]> & { held: number | null }): Wallet => ({
   id: row.id,
   balance: fromMicros(Number(row.balance)),
+  held: fromMicros(Number(row.held ?? 0)),
   currency: row.currency,
   label: row.label,
   frozen: Number(row.frozen) === 1,
@@ -31,6 +39,7 @@ const toEntry = (row: Pick<JournalRow, typeof journalColumns[number]>): JournalE
   beeId: row.bee_id,
   requestId: row.request_id,
   idempotencyKey: row.idempotency_key,
+  holdId: row.hold_id === null ? null : Number(row.hold_id),
   createdAt: row.created_at
 })
 
@@ -57,17 +66,62 @@ function page<T> (rows: T[], limit: number, keyOf: (row: T) => string | number):
 /** The ledger over Kysely: the same queries on SQLite and PostgreSQL. */
 export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Debit, close: () => Promise<void>): LedgerStore {
   const walletByToken = (tokenHash: string) =>
-    db.selectFrom('wallets').select(walletColumns).where('token_hash', '=', tokenHash).executeTakeFirst()
+    db.selectFrom('wallets').select(walletView).where('token_hash', '=', tokenHash).executeTakeFirst()
 
   /**
    * A deposit credits only while the result stays under the cap, checked by the UPDATE itself, so
    * concurrent deposits (from any instance) cannot cross it together. A refund is not capped: it
    * returns money the wallet held before, and must never fail.
    */
-  const credit = (trx: Transaction<Tables>, walletId: string, micros: number, { capped }: { capped: boolean }) => {
+  const credit = (trx: Kysely<Tables>, walletId: string, micros: number, { capped }: { capped: boolean }) => {
     let update = trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', micros) })).where('id', '=', walletId)
     if (capped) update = update.where('balance', '<=', MAX_BALANCE_MICROS - micros)
-    return update.returning(walletColumns).executeTakeFirst()
+    return update.returning(walletView).executeTakeFirst()
+  }
+
+  /**
+   * A transaction that writes from its start. On SQLite, BEGIN IMMEDIATE takes the write lock first:
+   * a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
+   * connection (a second process: the wallet CLI) writes in between, instead of waiting its turn.
+   */
+  const writing = async <T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> => {
+    if (dialect === 'postgres') return await db.transaction().execute(work)
+    return await db.connection().execute(async (connection) => {
+      await sql`BEGIN IMMEDIATE`.execute(connection)
+      try {
+        const result = await work(connection)
+        await sql`COMMIT`.execute(connection)
+        return result
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection)
+        throw error
+      }
+    })
+  }
+
+  /**
+   * Voids a hold if, and only if, it is still pending: the conditional UPDATE on its state (here and in
+   * the capture) is what lets a capture, a void on failure and any number of sweepers race with exactly
+   * one winner. The void row names the hold (unique), the second guard.
+   */
+  const voidPending = async (trx: Kysely<Tables>, holdId: number, requestId: string | null) => {
+    const hold = await trx.updateTable('holds').set({ state: 'voided' }).where('id', '=', holdId).where('state', '=', 'pending')
+      .returning(['wallet_id', 'amount']).executeTakeFirst()
+    if (hold === undefined) return false
+    const entry = await trx.selectFrom('journal').select(['bee_id', 'idempotency_key']).where('id', '=', holdId).executeTakeFirstOrThrow()
+    await trx.insertInto('journal').values({
+      wallet_id: hold.wallet_id,
+      kind: 'void',
+      amount: hold.amount,
+      bee_id: entry.bee_id,
+      request_id: requestId,
+      idempotency_key: entry.idempotency_key,
+      hold_id: holdId,
+      created_at: now()
+    }).execute()
+    // A void returns money the wallet held before: never capped, never refused.
+    await credit(trx, hold.wallet_id, Number(hold.amount), { capped: false })
+    return true
   }
 
   return {
@@ -86,7 +140,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
           label: wallet.label,
           frozen: 0,
           created_at: createdAt
-        }).returning(walletColumns).executeTakeFirstOrThrow()
+        }).returning(walletView).executeTakeFirstOrThrow()
         if (wallet.micros > 0) {
           await trx.insertInto('journal')
             .values({ wallet_id: wallet.id, kind: 'deposit', amount: wallet.micros, request_id: wallet.requestId ?? null, created_at: createdAt })
@@ -97,7 +151,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     },
 
     async getWallet (id) {
-      const row = await db.selectFrom('wallets').select(walletColumns).where('id', '=', id).executeTakeFirst()
+      const row = await db.selectFrom('wallets').select(walletView).where('id', '=', id).executeTakeFirst()
       return row === undefined ? null : toWallet(row)
     },
 
@@ -107,7 +161,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
     },
 
     async listWallets ({ limit, cursor }): Promise<Page<Wallet>> {
-      let query = db.selectFrom('wallets').select(walletColumns).orderBy('id').limit(limit + 1)
+      let query = db.selectFrom('wallets').select(walletView).orderBy('id').limit(limit + 1)
       const after = decodeCursor(cursor, walletIdShape)
       if (after !== undefined) query = query.where('id', '>', after)
       const { rows, nextCursor } = page(await query.execute(), limit, (row) => row.id)
@@ -116,7 +170,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
 
     async setFrozen (walletId, frozen) {
       const row = await db.updateTable('wallets').set({ frozen: frozen ? 1 : 0 })
-        .where('id', '=', walletId).returning(walletColumns).executeTakeFirst()
+        .where('id', '=', walletId).returning(walletView).executeTakeFirst()
       return row === undefined ? null : toWallet(row)
     },
 
@@ -137,12 +191,12 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
       return row === undefined ? null : toWallet(row)
     },
 
-    async charge (request): Promise<ChargeOutcome> {
-      const debited = await debit(request)
+    async placeHold (request): Promise<HoldOutcome> {
+      const debited = await debit.hold(request)
       if (debited !== undefined) {
-        return { ok: true, chargeId: Number(debited.id), walletId: debited.wallet_id, balanceMicros: Number(debited.balance) }
+        return { ok: true, holdId: Number(debited.id), walletId: debited.wallet_id, balanceMicros: Number(debited.balance) }
       }
-      // Only a refused charge pays for a second look, to say why.
+      // Only a refused hold pays for a second look, to say why.
       const wallet = await walletByToken(request.tokenHash)
       if (wallet === undefined) return { ok: false, reason: 'WALLET_NOT_FOUND' }
       if (Number(wallet.frozen) === 1) return { ok: false, reason: 'WALLET_FROZEN' }
@@ -150,23 +204,34 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
       return { ok: false, reason: 'INSUFFICIENT_FUNDS', balanceMicros: Number(wallet.balance), currency: wallet.currency }
     },
 
-    async refund (chargeId, requestId) {
-      await db.transaction().execute(async (trx) => {
-        const original = await trx.selectFrom('journal').select(['wallet_id', 'amount', 'bee_id', 'idempotency_key'])
-          .where('id', '=', chargeId).where('kind', '=', 'charge').executeTakeFirst()
-        if (original === undefined) return
-        // The unique refund_of makes a second refund of the same charge insert nothing.
-        const inserted = await trx.insertInto('journal').values({
-          wallet_id: original.wallet_id,
-          kind: 'refund',
-          amount: original.amount,
-          bee_id: original.bee_id,
-          request_id: requestId,
-          idempotency_key: original.idempotency_key,
-          refund_of: chargeId,
-          created_at: now()
-        }).onConflict((oc) => oc.column('refund_of').doNothing()).returning('id').executeTakeFirst()
-        if (inserted !== undefined) await credit(trx, original.wallet_id, Number(original.amount), { capped: false })
+    async renewHold (holdId, expiresInSeconds) {
+      const hold = await db.updateTable('holds').set({ expires_at: later(expiresInSeconds) })
+        .where('id', '=', holdId).where('state', '=', 'pending').returning(['wallet_id', 'amount']).executeTakeFirst()
+      if (hold === undefined) return null
+      const wallet = await db.selectFrom('wallets').select('balance').where('id', '=', hold.wallet_id).executeTakeFirstOrThrow()
+      return { walletId: hold.wallet_id, micros: Number(hold.amount), balanceMicros: Number(wallet.balance) }
+    },
+
+    async captureHold (holdId, requestId, completion) {
+      return await debit.capture({ holdId, requestId, completion })
+    },
+
+    async voidHold (holdId, requestId) {
+      return await writing((trx) => voidPending(trx, holdId, requestId))
+    },
+
+    async voidExpiredHolds (limit) {
+      return await writing(async (trx) => {
+        let expired = trx.selectFrom('holds').select(['id', 'wallet_id'])
+          .where('state', '=', 'pending').where('expires_at', '<=', now()).orderBy('expires_at').limit(limit)
+        // Sweepers on other instances skip the rows this one has locked instead of queueing behind them.
+        if (dialect === 'postgres') expired = expired.forUpdate().skipLocked()
+        const rows = await expired.execute()
+        // Wallets are credited in one order everywhere, so two sweepers never wait on each other in a cycle.
+        rows.sort((a, b) => a.wallet_id < b.wallet_id ? -1 : a.wallet_id > b.wallet_id ? 1 : Number(a.id) - Number(b.id))
+        let voided = 0
+        for (const row of rows) if (await voidPending(trx, Number(row.id), null)) voided++
+        return voided
       })
     },
 
@@ -184,7 +249,10 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
       if (wallet === undefined) return null
       const sums = await db.selectFrom('journal')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number>(
-          eb.case().when('kind', '=', 'charge').then(eb.neg(eb.ref('amount'))).else(eb.ref('amount')).end()
+          eb.case()
+            .when('kind', 'in', ['hold', 'charge']).then(eb.neg(eb.ref('amount')))
+            .when('kind', '=', 'capture').then(eb.lit(0))
+            .else(eb.ref('amount')).end()
         ), eb.lit(0)).as('total'))
         .where('wallet_id', '=', walletId)
         .executeTakeFirstOrThrow()
@@ -196,27 +264,39 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
       const inserted = await db.insertInto('idempotency_keys').values({
         scope, key, request_hash: requestHash, state: 'in-flight', locked_at: claimedAt, expires_at: later(ttlSeconds)
       }).onConflict((oc) => oc.columns(['scope', 'key']).doNothing()).returning('key').executeTakeFirst()
-      if (inserted !== undefined) return { state: 'claimed' }
+      if (inserted !== undefined) return { state: 'claimed', holdId: null }
 
       const existing = await db.selectFrom('idempotency_keys').selectAll()
         .where('scope', '=', scope).where('key', '=', key).executeTakeFirst()
       if (existing === undefined) return { state: 'in-flight' }
       const expired = existing.expires_at <= claimedAt
-      const abandoned = existing.state === 'in-flight' && existing.locked_at <= new Date(Date.now() - leaseSeconds * 1000).toISOString()
+      const sameRequest = existing.request_hash === requestHash
+      // Only the same request takes over an abandoned claim: it inherits the claim's hold, priced for that request.
+      const abandoned = sameRequest && existing.state === 'in-flight' &&
+        existing.locked_at <= new Date(Date.now() - leaseSeconds * 1000).toISOString()
       if (expired || abandoned) {
         // Take over only if nobody else did in between: the update matches the row as we read it.
         const taken = await db.updateTable('idempotency_keys')
-          .set({ request_hash: requestHash, state: 'in-flight', response_status: null, response_body: null, locked_at: claimedAt, expires_at: later(ttlSeconds) })
+          .set({
+            request_hash: requestHash,
+            state: 'in-flight',
+            response_status: null,
+            response_body: null,
+            locked_at: claimedAt,
+            expires_at: later(ttlSeconds),
+            hold_id: expired ? null : existing.hold_id
+          })
           .where('scope', '=', scope).where('key', '=', key).where('locked_at', '=', existing.locked_at)
-          .returning('key').executeTakeFirst()
-        return taken !== undefined ? { state: 'claimed' } : { state: 'in-flight' }
+          .returning('hold_id').executeTakeFirst()
+        if (taken === undefined) return { state: 'in-flight' }
+        return { state: 'claimed', holdId: taken.hold_id === null ? null : Number(taken.hold_id) }
       }
-      if (existing.request_hash !== requestHash) return { state: 'mismatch' }
+      if (!sameRequest) return { state: 'mismatch' }
       if (existing.state === 'in-flight') return { state: 'in-flight' }
       return { state: 'replay', status: Number(existing.response_status), body: existing.response_body ?? '' }
     },
 
-    async completeIdempotencyKey (scope, key, status, body) {
+    async completeIdempotencyKey ({ scope, key, status, body }) {
       await db.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body })
         .where('scope', '=', scope).where('key', '=', key).execute()
     },

@@ -17,13 +17,25 @@ export interface Tables {
   journal: {
     id: Generated<number>
     wallet_id: string
-    kind: 'deposit' | 'charge' | 'refund'
+    /** charge and refund are legacy (before holds): still read, never written. */
+    kind: JournalKind
     amount: number
     bee_id: string | null
     request_id: string | null
     idempotency_key: string | null
     refund_of: number | null
+    /** On a capture or void: the journal id of the hold it settles (unique: a hold is settled once). */
+    hold_id: Generated<number | null>
     created_at: string
+  }
+  /** The state of each hold; its id is the id of the hold's journal row. */
+  holds: {
+    id: number
+    wallet_id: string
+    amount: number
+    state: HoldState
+    /** When the sweeper may void it if it is still pending. */
+    expires_at: string
   }
   publishers: {
     id: string
@@ -78,5 +90,10 @@ export interface Tables {
     response_body: string | null
     locked_at: string
     expires_at: string
+    /** The hold the execution under this key placed, so a retry that takes the claim over reuses it. */
+    hold_id: Generated<number | null>
   }
 }
+
+export type JournalKind = 'deposit' | 'hold' | 'capture' | 'void' | 'charge' | 'refund'
+export type HoldState = 'pending' | 'captured' | 'voided'

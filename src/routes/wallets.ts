@@ -102,7 +102,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       ...admin,
       operationId: 'get-wallet-journal',
       summary: 'Read a wallet\'s journal',
-      description: 'Every deposit, charge and refund of the wallet, newest first, a page at a time.',
+      description: 'Every deposit, hold, capture and void (and, from before holds, charge and refund) of the wallet, newest first, a page at a time.',
       params: WalletParams,
       querystring: PageQuery,
       response: { 200: paged('entries', JournalEntry), ...walletErrors }

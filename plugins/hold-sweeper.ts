@@ -1,0 +1,34 @@
+import fp from 'fastify-plugin'
+
+/** Most holds one sweep voids in its transaction; the rest wait for the next sweep. */
+const SWEEP_BATCH = 500
+
+/**
+ * Voids the holds nobody settled in time: their execution's process died, or the void after a
+ * failure could not be written. Every instance sweeps; the store makes concurrent sweeps safe, each
+ * hold voided once.
+ */
+export default fp(async (fastify) => {
+  const { ledger, config, log } = fastify
+  let running: Promise<void> | null = null
+  const sweep = async () => {
+    try {
+      let voided: number
+      do {
+        voided = await ledger.voidExpiredHolds(SWEEP_BATCH)
+        if (voided > 0) log.warn({ voided }, 'expired holds voided')
+      } while (voided === SWEEP_BATCH)
+    } catch (error) {
+      log.warn({ err: error }, 'hold sweep failed')
+    }
+  }
+  const timer = setInterval(() => {
+    // One sweep at a time per instance: a slow database does not stack them up.
+    running ??= sweep().finally(() => { running = null })
+  }, config.HOLD_SWEEP_INTERVAL_MS)
+  timer.unref()
+  fastify.addHook('onClose', async () => {
+    clearInterval(timer)
+    await running
+  })
+}, { name: 'hold-sweeper', dependencies: ['config', 'ledger'] })
