@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/errors.js'
+import { loggedUrl } from './access-log.js'
 
 interface Issue { field: string, reason: string }
 
@@ -93,7 +94,7 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.raw.once('finish', () => {
-    reply.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request completed')
+    reply.log.info({ method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode }, 'request completed')
   })
   reply.header('x-request-id', request.id)
   handleError(error, request, reply)

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import builtInBees from '../bees/index.js'
@@ -14,7 +13,7 @@ import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import registry from '../plugins/registry.js'
-import accessLog, { OneLineRequestLog } from '../plugins/access-log.js'
+import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './routes/bees.js'
@@ -41,8 +40,9 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
       // Node would answer a missing Host with an empty 400; plugins/http-requirements.ts answers it in the standard shape.
       requireHostHeader: false
     },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // requestIdOf reads X-Request-Id itself, keeping it only when it looks like a gateway's id.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // A gateway sits in front: trust it for the client address in logs.
     trustProxy: true,
     return503OnClosing: true,
