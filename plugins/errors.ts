@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { AllowedMethods } from '../src/allowed-methods.js'
 import { ApiError } from '../src/errors.js'
 import { loggedUrl } from './access-log.js'
 
@@ -129,9 +130,21 @@ export function clientErrorHandler (this: FastifyInstance, error: Error & { code
   socket.destroy(error)
 }
 
-/** One error shape everywhere: `{error, code, message}`, with `details` for validation errors. */
+/**
+ * One error shape everywhere: `{error, code, message}`, with `details` for validation errors. A request
+ * no route takes is a 405 with `Allow` when its path is known under other methods, else a 404.
+ */
 export default fp(async (fastify) => {
+  const allowed = new AllowedMethods()
+  fastify.addHook('onRoute', (route) => { allowed.add(route.url, route.method) })
   fastify.setErrorHandler(handleError)
-  fastify.setNotFoundHandler((request, reply) =>
-    send(reply, 404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`))
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? ''
+    const methods = allowed.of(path)
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '))
+      return send(reply, 405, 'METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}; it answers ${methods.join(', ')}.`)
+    }
+    return send(reply, 404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`)
+  })
 }, { name: 'errors' })
