@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/allowed-methods.js'
 import { ApiError } from '../src/errors.js'
 import { loggedUrl } from './access-log.js'
+import { baselineHeaders } from './security-headers.js'
 
 interface Issue { field: string, reason: string }
 
@@ -90,14 +91,14 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
 
 /**
  * Server option frameworkErrors: what Fastify refuses before routing (a URL that does not decode, an
- * over-long path parameter) gets the same shape and the request id header. No hook runs for these
- * requests, so the header and the request's one log line are written here.
+ * over-long path parameter) gets the same shape, the request id and the baseline security headers. No
+ * hook runs for these requests, so the headers and the request's one log line are written here.
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.raw.once('finish', () => {
     reply.log.info({ method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode }, 'request completed')
   })
-  reply.header('x-request-id', request.id)
+  reply.header('x-request-id', request.id).headers(baselineHeaders)
   handleError(error, request, reply)
 }
 

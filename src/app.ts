@@ -13,6 +13,7 @@ import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import registry from '../plugins/registry.js'
+import securityHeaders from '../plugins/security-headers.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
@@ -61,6 +62,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(errors)
   await fastify.register(accessLog)
   await fastify.register(httpRequirements)
+  await fastify.register(securityHeaders)
   await fastify.register(registry)
   await fastify.register(openapi)
 
