@@ -4,6 +4,7 @@ import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
+import contentEncoding from '../plugins/content-encoding.js'
 import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
 import httpRequirements from '../plugins/http-requirements.js'
@@ -59,6 +60,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(configPlugin, { config })
   await fastify.register(validation)
   await fastify.register(jsonBodies)
+  await fastify.register(contentEncoding)
   await fastify.register(errors)
   await fastify.register(accessLog)
   await fastify.register(httpRequirements)
