@@ -125,7 +125,8 @@ export function clientErrorHandler (this: FastifyInstance, error: Error & { code
   this.log.debug({ err: error }, 'client error')
   if (socket.writable) {
     const body = JSON.stringify(errorBody(status, code, message))
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    const security = Object.entries(baselineHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n${security}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }
   socket.destroy(error)

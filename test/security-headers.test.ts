@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net'
 import { test } from 'tap'
 import { adminHeaders, build, createWallet } from './helper.js'
 import { startFakeBee } from './fake-bee.js'
@@ -83,4 +84,26 @@ test('Swagger UI at /docs loads everything it needs from its own origin, within 
   }
   const spec = await app.inject({ url: '/docs/json' })
   t.equal(spec.statusCode, 200, 'the spec Swagger UI fetches')
+})
+
+test('answers written before Fastify has a request (417, parser errors) carry nosniff and the CSP too', async (t) => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const exchange = (request: string) => new Promise<string>((resolve) => {
+    let received = ''
+    const socket = connect(port, '127.0.0.1', () => socket.write(request))
+    socket.on('data', (chunk) => { received += String(chunk) })
+    socket.on('error', () => {})
+    socket.on('close', () => resolve(received))
+  })
+  const answers = {
+    417: await exchange('GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n'),
+    400: await exchange('NOT HTTP AT ALL\r\n\r\n')
+  }
+  for (const [status, answer] of Object.entries(answers)) {
+    t.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), status)
+    t.match(answer, /\r\nx-content-type-options: nosniff\r\n/i, `${status} nosniff`)
+    t.match(answer, /\r\ncontent-security-policy: default-src 'none'/i, `${status} CSP`)
+  }
 })
