@@ -3,18 +3,23 @@ import fp from 'fastify-plugin'
 import { ApiError } from '../src/errors.js'
 import type { Publisher } from '../src/ledger/catalog-store.js'
 import { hashSecret, secretsMatch } from '../src/ledger/secrets.js'
+import { WALLET_HEADER, WALLET_HEADER_NAME, type Wallet } from '../src/schemas.js'
 
 export type Principal = { kind: 'admin' } | { kind: 'publisher', publisher: Publisher }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** preHandler for admin routes: `Authorization: Bearer $ADMIN_TOKEN`. */
+    /** onRequest hook of admin routes: `Authorization: Bearer $ADMIN_TOKEN`. */
     requireAdmin (request: FastifyRequest): Promise<void>
-    /** preHandler for routes open to publishers too: `Authorization: Bearer <admin token or publisher key>`. */
+    /** onRequest hook of routes open to publishers too: `Authorization: Bearer <admin token or publisher key>`. */
     requirePrincipal (request: FastifyRequest): Promise<void>
+    /** onRequest hook of the wallet holder's routes: the wallet whose token is in X-Registry-Wallet-Token. */
+    requireWalletHolder (request: FastifyRequest): Promise<void>
   }
   interface FastifyRequest {
     principal: Principal | null
+    /** The wallet that requireWalletHolder found. */
+    walletHolder: Wallet | null
   }
 }
 
@@ -25,13 +30,19 @@ const bearer = (request: FastifyRequest) => {
 
 const unauthorized = (who: string) => new ApiError(401, 'UNAUTHORIZED', `Send ${who} as Authorization: Bearer <token>.`)
 
-/** Who is calling: the operator (ADMIN_TOKEN, compared in constant time) or a publisher (key looked up by hash). */
+/**
+ * Who is calling: the operator (ADMIN_TOKEN, compared in constant time), a publisher or a wallet holder
+ * (key or token looked up by hash). Routes use these as onRequest hooks, so credentials are checked
+ * before the body is read: an unauthenticated request learns nothing from how its body is judged, and
+ * costs no parsing.
+ */
 export default fp(async (fastify) => {
   const adminToken = fastify.config.ADMIN_TOKEN
   if (adminToken === undefined) {
     fastify.log.warn('ADMIN_TOKEN is not set: the admin API (wallets, publishers) is disabled; use `npm run wallet` for local wallets')
   }
   fastify.decorateRequest('principal', null)
+  fastify.decorateRequest('walletHolder', null)
 
   fastify.decorate('requireAdmin', async function requireAdmin (request: FastifyRequest) {
     if (adminToken === undefined) {
@@ -52,5 +63,15 @@ export default fp(async (fastify) => {
     const publisher = await fastify.ledger.catalog.publisherByKey(hashSecret(presented))
     if (publisher === null) throw unauthorized('your publisher key')
     request.principal = { kind: 'publisher', publisher }
+  })
+
+  fastify.decorate('requireWalletHolder', async function requireWalletHolder (request: FastifyRequest) {
+    const token = request.headers[WALLET_HEADER]
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ApiError(401, 'WALLET_TOKEN_MISSING', `Send your wallet token in ${WALLET_HEADER_NAME}.`)
+    }
+    const wallet = await fastify.ledger.getWalletByToken(hashSecret(token))
+    if (wallet === null) throw new ApiError(401, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
+    request.walletHolder = wallet
   })
 }, { name: 'auth', dependencies: ['config', 'ledger'] })

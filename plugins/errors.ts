@@ -2,7 +2,10 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { AllowedMethods } from '../src/allowed-methods.js'
 import { ApiError } from '../src/errors.js'
+import { loggedUrl } from './access-log.js'
+import { baselineHeaders } from './security-headers.js'
 
 interface Issue { field: string, reason: string }
 
@@ -88,14 +91,14 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
 
 /**
  * Server option frameworkErrors: what Fastify refuses before routing (a URL that does not decode, an
- * over-long path parameter) gets the same shape and the request id header. No hook runs for these
- * requests, so the header and the request's one log line are written here.
+ * over-long path parameter) gets the same shape, the request id and the baseline security headers. No
+ * hook runs for these requests, so the headers and the request's one log line are written here.
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.raw.once('finish', () => {
-    reply.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request completed')
+    reply.log.info({ method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode }, 'request completed')
   })
-  reply.header('x-request-id', request.id)
+  reply.header('x-request-id', request.id).headers(baselineHeaders)
   handleError(error, request, reply)
 }
 
@@ -122,15 +125,28 @@ export function clientErrorHandler (this: FastifyInstance, error: Error & { code
   this.log.debug({ err: error }, 'client error')
   if (socket.writable) {
     const body = JSON.stringify(errorBody(status, code, message))
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    const security = Object.entries(baselineHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n${security}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }
   socket.destroy(error)
 }
 
-/** One error shape everywhere: `{error, code, message}`, with `details` for validation errors. */
+/**
+ * One error shape everywhere: `{error, code, message}`, with `details` for validation errors. A request
+ * no route takes is a 405 with `Allow` when its path is known under other methods, else a 404.
+ */
 export default fp(async (fastify) => {
+  const allowed = new AllowedMethods()
+  fastify.addHook('onRoute', (route) => { allowed.add(route.url, route.method) })
   fastify.setErrorHandler(handleError)
-  fastify.setNotFoundHandler((request, reply) =>
-    send(reply, 404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`))
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? ''
+    const methods = allowed.of(path)
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '))
+      return send(reply, 405, 'METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}; it answers ${methods.join(', ')}.`)
+    }
+    return send(reply, 404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`)
+  })
 }, { name: 'errors' })

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/errors.js'
 import { errorBody } from './errors.js'
+import { baselineHeaders } from './security-headers.js'
 
 /**
  * Two rules of HTTP/1.1 that Node's server enforces itself, with an empty body: an HTTP/1.1 request must
@@ -24,6 +25,7 @@ export default fp(async (fastify) => {
     const body = JSON.stringify(errorBody(417, 'EXPECTATION_FAILED',
       `This service cannot meet "Expect: ${(request.headers.expect ?? '').slice(0, 100)}"; send the request without it, or with Expect: 100-continue.`))
     response.writeHead(417, {
+      ...baselineHeaders,
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       connection: 'close'

@@ -46,15 +46,40 @@ export function jsonBodyProblem (body: unknown): ApiError | null {
   return null
 }
 
+/** The names of UTF-8 a client may give as charset (the WHATWG Encoding labels for it that make sense here). */
+const UTF_8 = new Set(['utf-8', 'utf8'])
+/** Fatal: bytes that are not UTF-8 (a Latin-1 é) are refused, never read as U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** The charset parameter of a Content-Type, lowercased and unquoted, or null when there is none. */
+function charsetOf (contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '')
+  return match === null ? null : (match[2] ?? '').toLowerCase()
+}
+
 /**
- * application/json bodies are parsed by Fastify's own parser, with its protections against
+ * application/json bodies are UTF-8 (any other charset is a 415, bytes that are not UTF-8 a 400), and
+ * are parsed by Fastify's own parser, with its protections against
  * __proto__ and constructor.prototype keys (as configured on the server), and then refused if
  * jsonBodyProblem finds one: before validation, idempotency or a remote Bee ever see them.
  */
 export default fp(async (fastify) => {
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = fastify.initialConfig
   const parse = fastify.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning)
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes: Buffer, done) => {
+    const charset = charsetOf(request.headers['content-type'])
+    if (charset !== null && !UTF_8.has(charset)) {
+      done(new ApiError(415, 'UNSUPPORTED_CHARSET',
+        `JSON bodies are read as UTF-8 (RFC 8259), not "${charset.slice(0, 40)}": send UTF-8 with charset=utf-8 or no charset.`), undefined)
+      return
+    }
+    let body: string
+    try {
+      body = utf8.decode(bytes)
+    } catch {
+      done(new ApiError(400, 'INVALID_UTF8', 'The body is not valid UTF-8: JSON bodies must be UTF-8 (RFC 8259); convert it before sending.'), undefined)
+      return
+    }
     parse(request, body, (error, value) => {
       if (error !== null) return done(error, undefined)
       const problem = jsonBodyProblem(value)

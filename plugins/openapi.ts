@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
 import { registryDocument } from '../src/publishing/openapi-paths.js'
 import { WALLET_HEADER_NAME } from '../src/schemas.js'
+import { DOCS_CSP } from './security-headers.js'
 
 /**
  * The OpenAPI 3.0.3 document is generated from the route schemas, so it cannot drift from what the
@@ -59,6 +60,6 @@ export default fp(async (fastify) => {
     return cached.document
   }
 
-  await fastify.register(swaggerUi, { routePrefix: '/docs', transformSpecification: () => current() })
+  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current() })
   fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => current())
-}, { name: 'openapi', dependencies: ['registry'] })
+}, { name: 'openapi', dependencies: ['registry', 'security-headers'] })

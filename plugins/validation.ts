@@ -1,12 +1,13 @@
 import fp from 'fastify-plugin'
+import { refuseNonFinite } from '../src/finite-numbers.js'
 import { bodyAjv, stringAjv } from '../src/validation.js'
 
 /**
  * Route schemas are compiled with our own Ajv instances: bodies strictly (no type coercion),
- * path and query with coercion. Only JSON bodies are parsed; any other content type gets 415.
+ * path and query with coercion (and no Infinity, see refuseNonFinite). Only JSON bodies are parsed; any other content type gets 415.
  */
 export default fp(async (fastify) => {
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : stringAjv.compile(schema))
+    httpPart === 'body' ? bodyAjv.compile(schema) : refuseNonFinite(stringAjv.compile(schema)))
   fastify.removeContentTypeParser('text/plain')
 }, { name: 'validation' })

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
+import contentEncoding from '../plugins/content-encoding.js'
 import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
 import holdSweeper from '../plugins/hold-sweeper.js'
@@ -15,7 +15,8 @@ import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import registry from '../plugins/registry.js'
-import accessLog, { OneLineRequestLog } from '../plugins/access-log.js'
+import securityHeaders from '../plugins/security-headers.js'
+import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './routes/bees.js'
@@ -42,8 +43,9 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
       // Node would answer a missing Host with an empty 400; plugins/http-requirements.ts answers it in the standard shape.
       requireHostHeader: false
     },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // requestIdOf reads X-Request-Id itself, keeping it only when it looks like a gateway's id.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // A gateway sits in front: trust it for the client address in logs.
     trustProxy: true,
     return503OnClosing: true,
@@ -59,9 +61,11 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(configPlugin, { config })
   await fastify.register(validation)
   await fastify.register(jsonBodies)
+  await fastify.register(contentEncoding)
   await fastify.register(errors)
   await fastify.register(accessLog)
   await fastify.register(httpRequirements)
+  await fastify.register(securityHeaders)
   await fastify.register(registry)
   await fastify.register(openapi)
 

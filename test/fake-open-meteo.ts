@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type FakeMode = 'ok' | 'refuse' | 'hang' | 'no-current'
+export type FakeMode = 'ok' | 'refuse' | 'hang' | 'no-current' | 'raw'
 
 export interface FakeOpenMeteo {
   url: string
@@ -11,6 +11,8 @@ export interface FakeOpenMeteo {
   mode: FakeMode
   /** The reading served in mode ok. */
   current: { time: number, temperature_2m: number, relative_humidity_2m: number, weather_code: number }
+  /** The body served, as it is, with status 200 and a JSON content type, in mode raw. */
+  raw: string
   close (): Promise<void>
 }
 
@@ -25,6 +27,7 @@ export async function startFakeOpenMeteo (): Promise<FakeOpenMeteo> {
     requests: [],
     mode: 'ok',
     current: { time: Math.floor(Date.now() / 1000) - 120, temperature_2m: 13.4, relative_humidity_2m: 71, weather_code: 2 },
+    raw: 'null',
     close: async () => {
       for (const response of hanging) response.destroy()
       server.closeAllConnections()
@@ -43,6 +46,10 @@ export async function startFakeOpenMeteo (): Promise<FakeOpenMeteo> {
     if (url.pathname !== '/v1/forecast') return send(404, { error: true, reason: 'Not Found' })
     const latitude = Number(url.searchParams.get('latitude'))
     const longitude = Number(url.searchParams.get('longitude'))
+    if (fake.mode === 'raw') {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
+      return response.end(fake.raw)
+    }
     if (fake.mode === 'hang') {
       hanging.add(response)
       return

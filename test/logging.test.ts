@@ -43,3 +43,51 @@ test('wallet tokens and the admin token never reach the logs', async (t) => {
   t.notMatch(log, ADMIN_TOKEN, 'no admin token')
   t.match(log, '"msg":"request failed"', 'the failure is logged')
 })
+
+test('credentials a client puts in the query string are redacted from the log line', async (t) => {
+  const lines: string[] = []
+  const app = await build(t, { logLines: lines })
+  const wallet = await createWallet(app, 1)
+  const secrets = [wallet.token, 'hunter2-password', 'sig-0123456789', 'apiKey-42', 'session-abc']
+  await app.inject({ url: `/api/wallet?token=${wallet.token}&limit=5` })
+  await app.inject({ url: `/api/bees?Access_Token=${ADMIN_TOKEN}&q=weather&API_KEY=apiKey-42` })
+  await app.inject({ url: '/api/bees?password=hunter2-password&X-Signature=sig-0123456789&sessionId=session-abc' })
+  await app.inject({ url: `/api/bees?anything=${encodeURIComponent(wallet.token)}` })
+  await app.inject({ url: `/api/wallets/%zz?wallet_token=${wallet.token}` })
+  const log = lines.join('')
+  for (const secret of [...secrets, ADMIN_TOKEN]) t.notMatch(log, secret, `${secret.slice(0, 12)}… is not logged`)
+  const urls = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request completed').map((entry) => entry.url)
+  t.same(urls, [
+    '/api/wallets',
+    '/api/wallet?token=[redacted]&limit=5',
+    '/api/bees?Access_Token=[redacted]&q=weather&API_KEY=[redacted]',
+    '/api/bees?password=[redacted]&X-Signature=[redacted]&sessionId=[redacted]',
+    '/api/bees?anything=[redacted]',
+    '/api/wallets/%zz?wallet_token=[redacted]'
+  ], 'other parameters stay readable')
+})
+
+test('a gateway\'s X-Request-Id is kept; an oversized or odd one is replaced by a fresh UUID', async (t) => {
+  const lines: string[] = []
+  const app = await build(t, { logLines: lines })
+  const wallet = await createWallet(app, 1)
+  const execute = (requestId: string) => app.inject({
+    method: 'POST',
+    url: '/api/bees/sentiment-analyzer/execute',
+    payload: { text: 'Great service.' },
+    headers: { 'x-registry-wallet-token': wallet.token, 'x-request-id': requestId }
+  })
+  for (const kept of ['gateway-42', 'Root=1-67891233-abcdef012345678912345678', '0af7651916cd43dd8448eb211c80319c', 'a'.repeat(128)]) {
+    t.equal((await execute(kept)).headers['x-request-id'], kept, `${kept.slice(0, 40)} is kept`)
+  }
+  const huge = 'x'.repeat(15_000)
+  for (const replaced of [huge, 'a'.repeat(129), 'has space', 'new\u00e9line', '<script>']) {
+    const response = await execute(replaced)
+    t.equal(response.statusCode, 200)
+    t.match(response.headers['x-request-id'], /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, `${replaced.slice(0, 20)} is replaced`)
+  }
+  t.notMatch(lines.join(''), huge, 'the 15 kB id is not logged')
+  const journal = await app.inject({ url: `/api/wallets/${wallet.id}/journal?limit=200`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  const requestIds = journal.json<{ entries: Array<{ requestId: string | null }> }>().entries.map((entry) => entry.requestId ?? '')
+  t.ok(requestIds.every((id) => id.length <= 128), 'no journal entry keeps an oversized id')
+})

@@ -72,6 +72,20 @@ test('an upstream answer without current conditions is a 502', async (t) => {
   t.equal(response.json().code, 'WEATHER_UPSTREAM_ERROR')
 })
 
+test('an upstream answer that is JSON but not a reading (null, array, scalar, missing fields) is a 502 and not charged', async (t) => {
+  const { upstream, app, wallet, call } = await setup(t)
+  upstream.mode = 'raw'
+  const answers = ['null', '[]', '42', '"sunny"', 'true', '{}', '{"current":null}', '{"current":[1,2]}', '{"current":"now"}',
+    '{"current":{"time":1,"temperature_2m":2}}', '{"current":{"time":1,"temperature_2m":"2","relative_humidity_2m":3,"weather_code":4}}', 'not json']
+  for (const [index, raw] of answers.entries()) {
+    upstream.raw = raw
+    const response = await call({ latitude: index, longitude: 2 })
+    t.equal(response.statusCode, 502, raw)
+    t.equal(response.json().code, 'WEATHER_UPSTREAM_ERROR', raw)
+  }
+  t.equal(await balanceOf(app, wallet.id), 1, 'no call was charged')
+})
+
 test('an upstream that does not answer in time is a 504 and the caller is not charged', async (t) => {
   const { upstream, app, wallet, call } = await setup(t, { WEATHER_TIMEOUT_MS: '200' })
   upstream.mode = 'hang'

@@ -19,11 +19,10 @@ export interface OpenMeteoOptions {
   maxEntries?: number
 }
 
-interface CurrentResponse {
-  current?: { time?: unknown, temperature_2m?: unknown, relative_humidity_2m?: unknown, weather_code?: unknown }
-}
+interface Current { time?: unknown, temperature_2m?: unknown, relative_humidity_2m?: unknown, weather_code?: unknown }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Two decimals is about 1.1 km: finer than the forecast grid, so neighbours share one lookup. */
 export const roundCoordinate = (value: number) => Math.round(value * 100) / 100
@@ -82,7 +81,7 @@ export class OpenMeteoClient {
     if (this.#options.apiKey !== undefined) url.searchParams.set('apikey', this.#options.apiKey)
 
     const signal = AbortSignal.timeout(this.#options.timeoutMs)
-    let body: CurrentResponse
+    let body: unknown
     try {
       const response = await request(url, { dispatcher: this.#agent, signal })
       if (response.statusCode !== 200) {
@@ -90,7 +89,7 @@ export class OpenMeteoClient {
         throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR',
           `The weather provider answered HTTP ${response.statusCode}${reasonOf(text)}. You were not charged; retry later.`)
       }
-      body = await response.body.json() as CurrentResponse
+      body = await response.body.json()
     } catch (error) {
       if (error instanceof ApiError) throw error
       if (signal.aborted) {
@@ -102,7 +101,8 @@ export class OpenMeteoClient {
       throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR',
         `The weather provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}. You were not charged; retry later.`)
     }
-    const current = body.current
+    // Any JSON is possible here (null, an array, a string): only an object holding the four numbers is a reading.
+    const current: Current | undefined = isObject(body) && isObject(body.current) ? body.current : undefined
     if (current === undefined || !isNumber(current.time) || !isNumber(current.temperature_2m) ||
       !isNumber(current.relative_humidity_2m) || !isNumber(current.weather_code)) {
       throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR', 'The weather provider sent an answer without current conditions. You were not charged; retry later.')

@@ -24,7 +24,7 @@ const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
       }
     },
-    preHandler: fastify.requireAdmin
+    onRequest: fastify.requireAdmin
   }, async (request, reply) => {
     const key = newSecret('apk')
     const publisher = await fastify.ledger.catalog.createPublisher({

@@ -136,7 +136,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PublishBody,
       response: { 201: PublishedBee, ...errors, 409: { ...ErrorBody, description: 'The id is taken or reserved.' } }
     },
-    preHandler: fastify.requirePrincipal
+    onRequest: fastify.requirePrincipal
   }, async (request, reply) => {
     const principal = request.principal
     if (principal?.kind !== 'publisher') {
@@ -190,7 +190,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PatchBody,
       response: { 200: ManagedBee, ...errors }
     },
-    preHandler: fastify.requirePrincipal
+    onRequest: fastify.requirePrincipal
   }, async (request) => {
     const { id } = request.params
     const body = request.body
@@ -241,7 +241,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BeeIdParams,
       response: { 204: Type.Null({ description: 'Removed.' }), ...errors }
     },
-    preHandler: fastify.requirePrincipal
+    onRequest: fastify.requirePrincipal
   }, async (request, reply) => {
     const { id } = request.params
     if (isBuiltIn(id)) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee and cannot be removed; set its status instead.`)

@@ -32,7 +32,7 @@ function walletNotFound (id: string): ApiError {
 /** The admin wallet API: create, fund, freeze, list and audit wallets. */
 const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { ledger } = fastify
-  fastify.addHook('preHandler', fastify.requireAdmin)
+  fastify.addHook('onRequest', fastify.requireAdmin)
   const admin = { tags: ['wallets'], security: [{ adminToken: [] }] }
 
   fastify.post('/wallets', {

@@ -1,0 +1,63 @@
+import { Transform, type Readable } from 'node:stream'
+import zlib from 'node:zlib'
+import fp from 'fastify-plugin'
+import { ApiError } from '../src/errors.js'
+
+/** The codings a body may arrive in (RFC 9110 §8.4.1), by name; `identity` means none. */
+const decoders: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress()
+}
+
+/** The decoded body, with the count of encoded bytes Fastify compares with Content-Length. */
+type Decoded = Transform & { receivedEncodedLength: number }
+
+/**
+ * Decodes a body sent with `Content-Encoding: gzip`, `deflate` or `br` before the JSON parser reads it, and
+ * refuses any other coding with 415 instead of parsing compressed bytes as text. The decoded size counts
+ * against BODY_LIMIT_BYTES (so does the encoded size): a small body that inflates to gigabytes is stopped
+ * at the limit, and the decompressor with it.
+ */
+export default fp(async (fastify) => {
+  fastify.addHook('preParsing', async (request, _reply, payload) => {
+    const { 'content-length': length, 'transfer-encoding': chunked } = request.headers
+    if ((length === undefined || length === '0') && chunked === undefined) return payload
+    const codings = (request.headers['content-encoding'] ?? '').split(',')
+      .map((coding) => coding.trim().toLowerCase())
+      .filter((coding) => coding !== '' && coding !== 'identity')
+    if (codings.length === 0) return payload
+    const [coding = ''] = codings
+    const decoder = codings.length === 1 ? decoders[coding]?.() : undefined
+    if (decoder === undefined) {
+      throw new ApiError(415, 'UNSUPPORTED_CONTENT_ENCODING',
+        `This service reads bodies sent as they are or with one Content-Encoding of gzip, deflate or br, not "${codings.join(', ').slice(0, 100)}".`)
+    }
+    const limit = request.routeOptions.bodyLimit ?? fastify.config.BODY_LIMIT_BYTES
+    let decodedLength = 0
+    const decoded = Object.assign(new Transform({
+      transform (chunk: Buffer, _encoding, done) {
+        decodedLength += chunk.length
+        if (decodedLength > limit) {
+          done(new ApiError(413, 'PAYLOAD_TOO_LARGE', `The decompressed body is larger than this service accepts (BODY_LIMIT_BYTES, ${limit} bytes).`))
+          return
+        }
+        done(null, chunk)
+      }
+    }), { receivedEncodedLength: 0 }) as Decoded
+    const source = payload as Readable
+    source.on('data', (chunk: Buffer) => { decoded.receivedEncodedLength += chunk.length })
+    source.on('error', (error) => decoded.destroy(error))
+    decoder.on('error', () => decoded.destroy(new ApiError(400, 'INVALID_CONTENT_ENCODING',
+      `The body is not valid ${coding} data, as its Content-Encoding says it is.`)))
+    // Fastify stops listening once it has refused the body (too large by encoded size): an error after that
+    // has no one to answer, and must not become an uncaught exception.
+    decoded.on('error', () => {})
+    decoded.on('close', () => {
+      source.unpipe(decoder)
+      decoder.destroy()
+    })
+    return source.pipe(decoder).pipe(decoded)
+  })
+}, { name: 'content-encoding', dependencies: ['config'] })
