@@ -10,15 +10,16 @@ import { startServer } from './server-process.js'
 
 const PRICE_MICROS = 10_000
 /**
- * A claim is abandoned after 1 s; a hold expires after 12 s, longer than a restart takes (about 6 s
+ * A claim is abandoned after 3 s; a hold expires after 12 s, longer than a restart takes (about 6 s
  * here, with the TypeScript loader), so the retries find holds still pending; the sweeper looks every 200 ms.
+ * The Bee's 2 s limit is far above its 20-80 ms, so a loaded machine does not time calls out.
  */
 const shortTimes = {
-  IDEMPOTENCY_LEASE_SECONDS: '1',
+  IDEMPOTENCY_LEASE_SECONDS: '3',
   HOLD_TIMEOUT_SECONDS: '12',
   HOLD_SWEEP_INTERVAL_MS: '200',
   WEATHER_TIMEOUT_MS: '500',
-  REMOTE_BEE_TIMEOUT_MS: '500',
+  REMOTE_BEE_TIMEOUT_MS: '2000',
   EGRESS_ALLOWLIST: '127.0.0.1'
 }
 const RETRY_DEADLINE_MS = 15_000
@@ -54,6 +55,8 @@ for (const backend of backends) {
       const call = (url: string, key: string) => post(url, '/api/bees/crash-shouter/execute', { text: key },
         { 'x-registry-wallet-token': wallet.token, 'idempotency-key': key })
       const answered = new Map<string, string>()
+      /** Keys whose call failed with a documented, uncharged error (a Bee timeout on a loaded machine). */
+      const refused = new Set<string>()
       const lost: string[] = []
       let next = 0
       let stop = false
@@ -65,6 +68,7 @@ for (const backend of backends) {
             const response = await call(server.url, key)
             const body = await response.text()
             if (response.status === 200) answered.set(key, body)
+            else if (response.status === 502 || response.status === 504) refused.add(key)
             else t.fail(`${key}: ${response.status} ${body}`)
           } catch {
             lost.push(key) // the server died under this call: its answer never arrived
@@ -127,8 +131,10 @@ for (const backend of backends) {
       }
       const twice = [...captures].filter(([, n]) => n > 1).map(([key]) => key)
       t.same(twice, [], 'no key is captured twice')
-      const overcharged = [...netDebit].filter(([key, micros]) => key !== '(none)' && micros !== PRICE_MICROS).map(([key, micros]) => `${key}: ${micros}`)
-      t.same(overcharged, [], 'every key that was answered is charged exactly once, net')
+      const wrongNet = [...netDebit]
+        .filter(([key, micros]) => key !== '(none)' && micros !== (refused.has(key) ? 0 : PRICE_MICROS))
+        .map(([key, micros]) => `${key}: ${micros}`)
+      t.same(wrongNet, [], 'every key that was answered is charged exactly once, net; a refused one not at all')
       const answeredKeys = new Set([...answered.keys(), ...lost])
       t.equal(captures.size, answeredKeys.size, 'one capture per key answered')
 
