@@ -30,7 +30,7 @@ test('a body with 300,000 wrong items gets a small 400, at once', async (t) => {
   for (const [what, send] of Object.entries(requests)) {
     const { response, ms } = await timed(send)
     t.equal(response.statusCode, 400, what)
-    const error = response.json()
+    const error = JSON.parse(response.body)
     t.match(error, { code: 'VALIDATION_FAILED', message: /^The body is invalid: /, details: [{ field: /^\/(tags|config\/primaryServices)/ }] }, what)
     t.ok(response.body.length < 10_000, `${what}: the answer is ${response.body.length} bytes`)
     t.ok(ms < 1000, `${what}: answered in ${Math.round(ms)} ms`)
