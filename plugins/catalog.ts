@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { BuiltinState, StoredBee } from '../src/ledger/catalog-store.js'
 import { fromMicros } from '../src/money.js'
 import { EgressPolicy } from '../src/publishing/egress.js'
-import { checkPatterns } from '../src/publishing/json-schema.js'
+import { checkFormats, checkPatterns } from '../src/publishing/json-schema.js'
 import { RemoteBeeProxy } from '../src/publishing/proxy.js'
 import type { BeeDefinition } from '../src/registry.js'
 
@@ -60,6 +60,8 @@ export default fp(async (fastify) => {
     try {
       checkPatterns(bee.inputSchema, 'inputSchema')
       checkPatterns(bee.outputSchema, 'outputSchema')
+      checkFormats(bee.inputSchema, 'inputSchema')
+      checkFormats(bee.outputSchema, 'outputSchema')
       registry.register(definitionOf(bee), { remote: true, replace: true })
       loadedVersions.set(bee.id, bee.version)
       skippedVersions.delete(bee.id)

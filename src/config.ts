@@ -70,6 +70,12 @@ export const ConfigSchema = Type.Object({
     description: 'Comma-separated hosts, IPs or CIDR ranges that published Bees may use although private (and over plain http).'
   }),
   CATALOG_SYNC_MS: Type.Integer({ minimum: 100, default: 1000, description: 'How often an instance checks the database for catalog changes made by others.' }),
+  PUBLISHER_MAX_BEES: Type.Integer({ minimum: 1, default: 100, description: 'Most Bees one publisher may have published at once.' }),
+  PUBLISHER_MAX_OPENAPI_BYTES: Type.Integer({
+    minimum: 4096,
+    default: 131_072,
+    description: 'Largest part of the OpenAPI document one published Bee may take: its name, description and both schemas.'
+  }),
   PRICE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency of Bee prices and new wallets.' }),
   PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
   PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002)

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import { toMicros } from './money.js'
 import type { BeeRecord, Pricing } from './schemas.js'
-import { bodyAjv } from './validation.js'
+import { compileBodySchema } from './validation.js'
 
 /** What a Bee's handler returns; the pipeline wraps it in Honey. */
 export interface BeeOutcome<Result> {
@@ -100,8 +100,9 @@ export class Registry {
       definition: definition as unknown as BeeDefinition,
       paid,
       priceMicros,
-      validateInput: bodyAjv.compile(inputSchema),
-      validateOutput: bodyAjv.compile(outputSchema),
+      // Compiled anew for every version, and freed with it (see compileBodySchema).
+      validateInput: compileBodySchema(inputSchema),
+      validateOutput: compileBodySchema(outputSchema),
       remote: options.remote === true
     }
     this.#bees.set(definition.id, entry)

@@ -1,6 +1,6 @@
-import { Ajv, type Options } from 'ajv'
-import addFormats from 'ajv-formats'
+import { Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv'
 import RE2 from 're2'
+import { addSafeFormats } from './formats.js'
 
 /** RE2 in the shape Ajv takes: a factory, with the source Ajv would emit for it in standalone code. */
 function re2Engine () {
@@ -9,7 +9,6 @@ function re2Engine () {
 
 const common: Options = {
   useDefaults: true,
-  allErrors: true,
   strict: true,
   // Ajv understands OpenAPI 3.0's `nullable`, so one schema serves validation and the document.
   keywords: ['example'],
@@ -20,10 +19,30 @@ const common: Options = {
 }
 
 /**
- * Bodies are validated strictly: `{"text": 123}` is refused, never coerced to "123".
- * Additional properties are accepted and kept, as the spec asks.
+ * Bodies are validated strictly: `{"text": 123}` is refused, never coerced to "123". Additional
+ * properties are accepted and kept, as the spec asks. Validation stops at the first error: collecting
+ * them all let a 2 MB body of 300,000 wrong items cost 1.1 s and a 23.8 MB answer.
  */
-export const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false, removeAdditional: false }))
+const bodyOptions: Options = { ...common, allErrors: false, coerceTypes: false, removeAdditional: false }
 
-/** Path, query and headers arrive as strings, so they are coerced to the declared types. */
-export const stringAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array', removeAdditional: false }))
+/** The Ajv of the service's own routes, compiled once at start. */
+export const bodyAjv = addSafeFormats(new Ajv(bodyOptions))
+
+/**
+ * Path, query and headers arrive as strings, so they are coerced to the declared types. They are
+ * small (the HTTP parser bounds them), so every error is reported.
+ */
+export const stringAjv = addSafeFormats(new Ajv({ ...common, allErrors: true, coerceTypes: 'array', removeAdditional: false }))
+
+/**
+ * Compiles a Bee's body schema in an Ajv of its own. An Ajv never forgets what it compiled: besides
+ * its cache (which removeSchema empties), every schema and its generated code stay referenced from
+ * the instance's shared scope, so a publisher changing a schema in a loop grew the heap without
+ * bound. Owned by the validator alone, the instance goes with it when the Bee is changed or removed.
+ * The schema is first checked against draft-07 by bodyAjv, whose meta-schema validator is compiled
+ * once (an Ajv compiling it anew would take 25 ms per Bee).
+ */
+export function compileBodySchema (schema: AnySchema): ValidateFunction {
+  if (!bodyAjv.validateSchema(schema)) throw new Error(`schema is invalid: ${bodyAjv.errorsText(bodyAjv.errors)}`)
+  return addSafeFormats(new Ajv({ ...bodyOptions, meta: false, validateSchema: false })).compile(schema)
+}

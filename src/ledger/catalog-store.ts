@@ -53,6 +53,8 @@ export interface CatalogStore {
   publishedBee (id: string): Promise<StoredBee | null>
   /** False when the id is taken. */
   insertBee (bee: StoredBee): Promise<boolean>
+  /** insertBee, unless the owner has `maxPerOwner` Bees already; counted in the insert's transaction. */
+  insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<'inserted' | 'taken' | 'over-quota'>
   updateBee (bee: StoredBee): Promise<void>
   deleteBee (id: string): Promise<boolean>
   builtinStates (): Promise<BuiltinState[]>
@@ -152,6 +154,20 @@ export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
         const inserted = await trx.insertInto('published_bees').values(toRow(bee))
           .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
         return inserted !== undefined
+      })
+    },
+
+    async insertBeeWithinQuota (bee, maxPerOwner) {
+      return await db.transaction().execute(async (trx) => {
+        // The version row is locked first, so concurrent publishes wait here and each counts the others'
+        // Bees (PostgreSQL; SQLite runs one transaction at a time anyway).
+        await trx.updateTable('catalog_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute()
+        const { count } = await trx.selectFrom('published_bees').select((eb) => eb.fn.countAll().as('count'))
+          .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
+        if (Number(count) >= maxPerOwner) return 'over-quota'
+        const inserted = await trx.insertInto('published_bees').values(toRow(bee))
+          .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
+        return inserted === undefined ? 'taken' : 'inserted'
       })
     },
 

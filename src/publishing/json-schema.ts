@@ -1,5 +1,6 @@
 import safeRegex from 'safe-regex2'
-import { bodyAjv } from '../validation.js'
+import { SAFE_FORMAT_NAMES, SAFE_FORMATS } from '../formats.js'
+import { compileBodySchema } from '../validation.js'
 
 const MAX_SCHEMA_BYTES = 64 * 1024
 const MAX_DEPTH = 32
@@ -168,19 +169,32 @@ export function checkDefaults (schema: Json, where: string): void {
 }
 
 /**
- * Can the registry load this schema? It is compiled by the very Ajv instance that validates
- * execute bodies at load (src/validation.ts), so whatever its options refuse (strict mode, a
- * `default` that useDefaults would ignore, …) is refused here, and whatever passes here loads.
- * The compiled function is dropped from Ajv's cache: the registry compiles its own copy.
+ * Every `format` must be one with a linear-time check (src/formats.ts): a format runs against every
+ * caller's input before payment, and ajv-formats' own `url` took seconds on one crafted string.
+ */
+export function checkFormats (schema: Json, where: string): void {
+  eachSchema(schema, (node, path) => {
+    if (!Object.hasOwn(node, 'format')) return
+    const format = node.format
+    if (typeof format === 'string' && Object.hasOwn(SAFE_FORMATS, format)) return
+    throw new SchemaRefused(`${where}${path}: format ${JSON.stringify(format)} is not supported: a format is checked on every ` +
+      'call, so only formats with a check that runs in time linear in the input are offered: ' + SAFE_FORMAT_NAMES.join(', '))
+  })
+}
+
+/**
+ * Can the registry load this schema? It is compiled with the options of the Ajv that validates
+ * execute bodies at load (src/validation.ts), so whatever they refuse (strict mode, a `default`
+ * that useDefaults would ignore, …) is refused here, and whatever passes here loads. The compiled
+ * function is dropped with its own Ajv: the registry compiles its own copy.
  */
 export function checkLoadable (schema: JsonObject, where: string): void {
   checkPatterns(schema, where)
+  checkFormats(schema, where)
   try {
-    bodyAjv.compile(schema)
+    compileBodySchema(schema)
   } catch (error) {
     throw new SchemaRefused(`${where} is not a valid JSON Schema: ${(error as Error).message}`)
-  } finally {
-    bodyAjv.removeSchema(schema)
   }
 }
 

@@ -5,7 +5,7 @@ import { ApiError, beeNotFound } from '../errors.js'
 import type { StoredBee } from '../ledger/catalog-store.js'
 import { newSecret } from '../ledger/secrets.js'
 import { toMicros } from '../money.js'
-import { checkLoadable, SchemaRefused, toInputSchema, toOutputSchema } from '../publishing/json-schema.js'
+import { checkLoadable, forOpenApiDocument, SchemaRefused, toInputSchema, toOutputSchema } from '../publishing/json-schema.js'
 import { nextStatus } from '../publishing/lifecycle.js'
 import type { RegisteredBee } from '../registry.js'
 import { BeeId, BeeIdParams, BeeStatus, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../schemas.js'
@@ -99,6 +99,18 @@ function keptSchema (schema: StoredBee['inputSchema'], where: 'inputSchema' | 'o
   })
 }
 
+/**
+ * What a Bee adds to the OpenAPI document, which every client downloads whole: its name, description
+ * and both schemas, written as the document writes them (40 Bees with large schemas made it 5.2 MB).
+ */
+function checkDocumentShare (bee: StoredBee, maxBytes: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify([bee.name, bee.description, forOpenApiDocument(bee.inputSchema), forOpenApiDocument(bee.outputSchema)]))
+  if (bytes > maxBytes) {
+    throw new ApiError(413, 'BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of the OpenAPI document (its name, description ` +
+      `and schemas); a Bee may take at most ${maxBytes} (PUBLISHER_MAX_OPENAPI_BYTES). Shorten its schemas or description.`)
+  }
+}
+
 /** What the owner and the operator see of a Bee. */
 function managed (bee: RegisteredBee, stored: StoredBee | undefined): Static<typeof ManagedBee> {
   return { ...bee.record, upstreamEndpoint: stored?.endpoint ?? null, ownerEmail: stored?.ownerEmail ?? null }
@@ -134,7 +146,12 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         'holds the signing secret of its calls: the only time it is shown.',
       security: [{ publisherKey: [] }],
       body: PublishBody,
-      response: { 201: PublishedBee, ...errors, 409: { ...ErrorBody, description: 'The id is taken or reserved.' } }
+      response: {
+        201: PublishedBee,
+        ...errors,
+        409: { ...ErrorBody, description: 'The id is taken or reserved, or you have as many Bees as a publisher may have.' },
+        413: { ...ErrorBody, description: 'The Bee would take more of the OpenAPI document than a Bee may.' }
+      }
     },
     onRequest: fastify.requirePrincipal
   }, async (request, reply) => {
@@ -170,7 +187,13 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       createdAt: now,
       updatedAt: now
     }
-    if (!await store.insertBee(stored)) throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
+    checkDocumentShare(stored, config.PUBLISHER_MAX_OPENAPI_BYTES)
+    const outcome = await store.insertBeeWithinQuota(stored, config.PUBLISHER_MAX_BEES)
+    if (outcome === 'taken') throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
+    if (outcome === 'over-quota') {
+      throw new ApiError(409, 'PUBLISHER_BEE_LIMIT', `You have ${config.PUBLISHER_MAX_BEES} Bees, as many as a publisher may have ` +
+        '(PUBLISHER_MAX_BEES): remove one before publishing another.')
+    }
     await catalog.refresh()
     request.log.info({ beeId: stored.id, ownerId: stored.ownerId }, 'Bee published')
     const bee = registry.get(stored.id) as RegisteredBee
@@ -188,7 +211,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       security: [{ publisherKey: [] }, { adminToken: [] }],
       params: BeeIdParams,
       body: PatchBody,
-      response: { 200: ManagedBee, ...errors }
+      response: { 200: ManagedBee, ...errors, 413: { ...ErrorBody, description: 'The Bee would take more of the OpenAPI document than a Bee may.' } }
     },
     onRequest: fastify.requirePrincipal
   }, async (request) => {
@@ -226,6 +249,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       version: stored.version + 1,
       updatedAt: now
     }
+    checkDocumentShare(updated, config.PUBLISHER_MAX_OPENAPI_BYTES)
     await store.updateBee(updated)
     await catalog.refresh()
     request.log.info({ beeId: id, status: updated.status }, 'Bee changed')
