@@ -6,6 +6,8 @@ import { freePort } from './free-port.js'
 export interface ServerProcess {
   url: string
   child: ChildProcess
+  /** Everything the process has written to stdout so far (its log lines). */
+  output (): string
   /** Kills the process with the signal and waits until it is gone. */
   stop (signal?: NodeJS.Signals): Promise<void>
 }
@@ -18,8 +20,10 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
   const port = await freePort()
   const child = spawn(process.execPath, [...process.execArgv, 'src/server.ts'], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, ...env },
-    stdio: ['ignore', 'ignore', 'inherit']
+    stdio: ['ignore', 'pipe', 'inherit']
   })
+  let output = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   const exited = once(child, 'exit')
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
@@ -34,6 +38,7 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
   return {
     url,
     child,
+    output: () => output,
     async stop (signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       await exited
