@@ -3,6 +3,7 @@ import { openStore } from '../src/ledger/open-store.js'
 import { hashSecret } from '../src/ledger/secrets.js'
 import { issueWallet } from '../src/ledger/wallets.js'
 import { backends } from './databases.js'
+import { SECRETS_KEY } from './helper.js'
 
 type Asserts = Pick<typeof t, 'ok' | 'equal'>
 
@@ -137,7 +138,7 @@ for (const backend of backends) {
   test(`catalog store on ${backend.name}`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const store = await openStore(database.url)
+    const store = await openStore(database.url, { secretsKey: SECRETS_KEY })
     t.teardown(() => store.close())
     const { catalog } = store
     const createdAt = new Date().toISOString()
@@ -164,6 +165,8 @@ for (const backend of backends) {
       statusMessage: null,
       sunsetAt: null,
       signingSecret: 'bsk_x',
+      previousSigningSecret: null,
+      previousSecretExpiresAt: null,
       version: 1,
       createdAt,
       updatedAt: createdAt
