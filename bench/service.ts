@@ -5,6 +5,8 @@ import { type Server, startServer } from './children.js'
 
 /** One admin token per run: it only ever reaches child processes of this run. */
 const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`
+/** Likewise the key of signing secrets at rest, which PostgreSQL requires. */
+const SECRETS_KEY = randomBytes(32).toString('base64')
 /** 1e9 sentiment calls at the default price: a run can never drain it into a 402 storm. */
 const WALLET_BALANCE = 1_000_000
 const SERVER_SCRIPT = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
@@ -30,7 +32,7 @@ export function startService ({ name, databaseUrl, dir, nodeFlags = [] }: Servic
   return startServer({
     name,
     args: [...nodeFlags, SERVER_SCRIPT],
-    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ADMIN_TOKEN },
+    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ADMIN_TOKEN, SECRETS_KEY },
     logFile: join(dir, `${name}.log`)
   })
 }

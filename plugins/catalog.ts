@@ -47,7 +47,13 @@ export default fp(async (fastify) => {
     statusMessage: bee.statusMessage,
     sunsetAt: bee.sunsetAt,
     lastUpdated: bee.updatedAt,
-    execute: (input, context) => proxy.call({ beeId: bee.id, endpoint: bee.endpoint, signingSecret: bee.signingSecret }, input, context)
+    execute: (input, context) => proxy.call({
+      beeId: bee.id,
+      endpoint: bee.endpoint,
+      signingSecret: bee.signingSecret,
+      previousSigningSecret: bee.previousSigningSecret,
+      previousUntil: Date.parse(bee.previousSecretExpiresAt ?? '')
+    }, input, context)
   })
 
   /**

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { openStore } from '../src/ledger/open-store.js'
+import { secretsKeyList, WrongSecretsKey } from '../src/ledger/secrets.js'
 import type { LedgerStore } from '../src/ledger/store.js'
 
 declare module 'fastify' {
@@ -8,9 +9,26 @@ declare module 'fastify' {
   }
 }
 
-/** Opens the ledger named by DATABASE_URL (migrations run on open) and closes it with the server. */
+/**
+ * Opens the ledger named by DATABASE_URL (migrations run on open), brings its signing secrets under the
+ * current SECRETS_KEY, and closes it with the server.
+ */
 export default fp(async (fastify) => {
-  const ledger = await openStore(fastify.config.DATABASE_URL, { poolSize: fastify.config.DATABASE_POOL_SIZE })
+  const { config } = fastify
+  const ledger = await openStore(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    secretsKey: config.SECRETS_KEY,
+    previousSecretsKeys: secretsKeyList(config.SECRETS_KEY_PREVIOUS)
+  })
+  try {
+    // Signing secrets stored in plaintext, or under a previous key, are encrypted with the current one.
+    const resealed = await ledger.catalog.resealSecrets()
+    if (resealed > 0) fastify.log.info({ bees: resealed }, 'signing secrets re-encrypted with the current SECRETS_KEY')
+  } catch (error) {
+    await ledger.close()
+    if (error instanceof WrongSecretsKey) throw new Error(`Wrong SECRETS_KEY: ${error.message}`)
+    throw error
+  }
   fastify.decorate('ledger', ledger)
   fastify.addHook('onClose', async () => { await ledger.close() })
 }, { name: 'ledger', dependencies: ['config'] })

@@ -20,6 +20,7 @@ import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './routes/bees.js'
+import credentialRoutes from './routes/credentials.js'
 import publisherRoutes from './routes/publishers.js'
 import publishingRoutes from './routes/publishing.js'
 import walletHolderRoutes from './routes/wallet.js'
@@ -81,6 +82,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(beeRoutes, { prefix: '/api' })
   await fastify.register(publisherRoutes, { prefix: '/api' })
   await fastify.register(publishingRoutes, { prefix: '/api' })
+  await fastify.register(credentialRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
 }

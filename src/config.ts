@@ -1,5 +1,8 @@
 import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
+import { parseSecretsKey, secretsKeyList } from './ledger/secrets.js'
+import { toMicros } from './money.js'
+import { allowlistEntries, allowlistEntryProblem } from './publishing/egress.js'
 import { StringEnum } from './schemas.js'
 
 const Price = (bee: string, fallback: number) => Type.Number({
@@ -78,7 +81,21 @@ export const ConfigSchema = Type.Object({
   }),
   PRICE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency of Bee prices and new wallets.' }),
   PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
-  PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002)
+  PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002),
+  SIGNING_SECRET_OVERLAP_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 30 * 24 * 3600,
+    default: 24 * 3600,
+    description: 'How long a rotated signing secret still signs calls, next to the new one; 0 ends it at once.'
+  }),
+  SECRETS_KEY: Type.Optional(Type.String({
+    description: 'AES-256 key (32 bytes, base64 or hex) that encrypts signing secrets at rest. Required with PostgreSQL; ' +
+      'with SQLite, unset means a key generated in a file next to the database.'
+  })),
+  SECRETS_KEY_PREVIOUS: Type.String({
+    default: '',
+    description: 'Comma-separated earlier SECRETS_KEY values, still read while rows are re-encrypted under the current key.'
+  })
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -94,9 +111,11 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const value = env[name]
     if (value !== undefined && value !== '') data[name] = value
   }
-  return checkHoldTimeouts(envSchema<Config>({ schema: ConfigSchema, data, env: false, dotenv: false }))
+  const config = checkHoldTimeouts(envSchema<Config>({ schema: ConfigSchema, data, env: false, dotenv: false }))
+  const problem = formatProblems(config)[0]
+  if (problem !== undefined) throw new Error(problem)
+  return config
 }
-
 /**
  * A claim must outlive any execution (or a running call would be taken over and run twice), and a
  * hold must outlive the claim and its execution (or a hold would be voided under a call that can
@@ -114,4 +133,44 @@ function checkHoldTimeouts (config: Config): Config {
       `(${longestBeeMs} ms) plus IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS})`)
   }
   return config
+}
+
+/**
+ * A URL scheme followed by anything: `mysql://…`, `Postgres://…`, `file:…`. A one-letter "scheme" is a
+ * Windows drive (`C:\data\apiary.db`), a path.
+ */
+const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):/
+
+/** Why DATABASE_URL is none of the documented forms, or null. Anything else would silently become a SQLite file. */
+function databaseUrlProblem (url: string): string | null {
+  const scheme = URL_SCHEME.exec(url)?.[1]
+  if (scheme === undefined || scheme === 'sqlite' || /^postgres(ql)?:\/\/./.test(url)) return null
+  const hint = /^postgres(ql)?$/i.test(scheme) ? ' (write the scheme in lower case, postgres:// or postgresql://)' : ''
+  return `DATABASE_URL must be a file path, sqlite:PATH, :memory:, or postgres://… / postgresql://…; "${scheme}:" is not supported${hint}`
+}
+
+/** The format checks JSON Schema cannot state clearly: each message names its variable and the bad value. */
+function formatProblems (config: Config): string[] {
+  const problems: string[] = []
+  const database = databaseUrlProblem(config.DATABASE_URL)
+  if (database !== null) problems.push(database)
+  for (const entry of allowlistEntries(config.EGRESS_ALLOWLIST)) {
+    const problem = allowlistEntryProblem(entry)
+    if (problem !== null) problems.push(`EGRESS_ALLOWLIST: ${problem}`)
+  }
+  if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
+  for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {
+    if (toMicros(config[name]) === null) problems.push(`${name} must be a finite decimal with at most 6 decimal places`)
+  }
+  if (config.SECRETS_KEY !== undefined && parseSecretsKey(config.SECRETS_KEY) === null) {
+    problems.push('SECRETS_KEY must be 32 random bytes, written as base64 (e.g. `openssl rand -base64 32`) or as 64 hex digits')
+  }
+  for (const previous of secretsKeyList(config.SECRETS_KEY_PREVIOUS)) {
+    if (parseSecretsKey(previous) === null) problems.push('SECRETS_KEY_PREVIOUS: every entry must be 32 bytes as base64 or as 64 hex digits')
+  }
+  if (config.SECRETS_KEY === undefined && /^postgres(ql)?:/.test(config.DATABASE_URL)) {
+    problems.push('SECRETS_KEY is required with PostgreSQL: give every instance the same key (`openssl rand -base64 32`), ' +
+      'kept apart from the database, which stores signing secrets encrypted with it')
+  }
+  return problems
 }

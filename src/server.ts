@@ -15,6 +15,15 @@ try {
 const logger = createLogger(config)
 const server = Fastify({ ...serverOptions(config), loggerInstance: logger as FastifyBaseLogger })
 
+// A gateway keeps connections open between requests. On close, Node ends the idle ones at once, but a
+// connection busy with a request would stay open after its answer until the keep-alive timeout, far past
+// the grace period: every answer sent while closing says `Connection: close`, so its socket ends with it.
+let closing = false
+server.addHook('preClose', async () => { closing = true })
+server.addHook('onSend', async (_request, reply) => {
+  if (closing) reply.header('connection', 'close')
+})
+
 // SIGTERM and SIGINT stop accepting connections and let in-flight requests finish.
 const grace = closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err, signal }) => {
   if (err !== undefined) server.log.error({ err }, 'shutting down after an error')

@@ -1,5 +1,12 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { test } from 'tap'
 import { loadConfig } from '../src/config.js'
+
+const KEY = Buffer.alloc(32, 7).toString('base64')
 
 test('defaults fill everything that is not set', async (t) => {
   t.match(loadConfig({}), {
@@ -42,4 +49,52 @@ test('holds outlive claims, and claims outlive every Bee timeout', async (t) => 
   t.throws(() => loadConfig({ HOLD_SWEEP_INTERVAL_MS: '0' }), /HOLD_SWEEP_INTERVAL_MS/)
   t.match(loadConfig({ IDEMPOTENCY_LEASE_SECONDS: '1', REMOTE_BEE_TIMEOUT_MS: '500', WEATHER_TIMEOUT_MS: '500', HOLD_TIMEOUT_SECONDS: '2' }),
     { HOLD_TIMEOUT_SECONDS: 2 }, 'short times for tests are fine as long as they nest')
+})
+
+test('DATABASE_URL is one of the documented forms, never a mistyped URL that would become a SQLite file', async (t) => {
+  for (const url of ['./data/apiary.db', '/var/lib/apiary/ledger.db', 'ledger.db', 'sqlite:./x.db', 'sqlite:///tmp/x.db', ':memory:',
+    'postgres://apiary@db.internal:5432/apiary', 'postgresql://apiary@db.internal/apiary', 'C:\\data\\apiary.db']) {
+    t.equal(loadConfig({ DATABASE_URL: url, SECRETS_KEY: KEY }).DATABASE_URL, url, url)
+  }
+  t.throws(() => loadConfig({ DATABASE_URL: 'Postgres://apiary@db.internal:5432/apiary' }), /DATABASE_URL.*"Postgres:".*lower case/)
+  for (const url of ['mysql://x@y/z', 'POSTGRESQL://a@b/c', 'file:./x.db', 'http://db.internal/apiary', 'postgres:apiary', 'redis://127.0.0.1']) {
+    t.throws(() => loadConfig({ DATABASE_URL: url, SECRETS_KEY: KEY }), /^DATABASE_URL must be a file path, sqlite:PATH, :memory:, or postgres/, url)
+  }
+})
+
+test('every EGRESS_ALLOWLIST entry is a host name, an IP address or a CIDR range', async (t) => {
+  const good = 'bees.internal, 127.0.0.1, 10.20.0.0/16, ::1, fd00::/8, localhost, bee-1.example.com.'
+  t.equal(loadConfig({ EGRESS_ALLOWLIST: good }).EGRESS_ALLOWLIST, good)
+  t.throws(() => loadConfig({ EGRESS_ALLOWLIST: 'not a host!!' }), /EGRESS_ALLOWLIST: "not a host!!" is not a host name/)
+  for (const entry of ['bees_internal', '-bees.example', 'http://bees.internal', '[::1]', '10.0.0.0/33', '10.0.0.0/8/8', 'bees.internal/24', '::/129', '10.0.0.0/', `${'a'.repeat(64)}.example`]) {
+    t.throws(() => loadConfig({ EGRESS_ALLOWLIST: `127.0.0.1,${entry}` }), new RegExp(`EGRESS_ALLOWLIST: "${entry.replace(/[[\]/.]/g, '\\$&')}"`), entry)
+  }
+})
+
+test('values with a format are checked at start: URLs parse, prices are finite with at most 6 decimals', async (t) => {
+  t.throws(() => loadConfig({ OPEN_METEO_URL: 'http://[' }), /OPEN_METEO_URL/)
+  t.throws(() => loadConfig({ PRICE_WEATHER_SENSOR: '0.0000001' }), /PRICE_WEATHER_SENSOR must be a finite decimal with at most 6 decimal places/)
+  t.throws(() => loadConfig({ PRICE_SENTIMENT_ANALYZER: 'Infinity' }), /PRICE_SENTIMENT_ANALYZER/)
+  t.throws(() => loadConfig({ PRICE_SENTIMENT_ANALYZER: '1e400' }), /PRICE_SENTIMENT_ANALYZER/)
+  t.equal(loadConfig({ PRICE_WEATHER_SENSOR: '0.000001' }).PRICE_WEATHER_SENSOR, 0.000001)
+})
+
+test('a spawned server refuses a mistyped DATABASE_URL: exit 1, the variable named, no SQLite file made', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-cwd-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  for (const url of ['Postgres://apiary@db.internal:5432/apiary', 'mysql://x@y/z']) {
+    const child = spawn(process.execPath, [...process.execArgv, resolve('src/server.ts')], {
+      cwd: dir,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: url },
+      stdio: ['ignore', 'ignore', 'pipe']
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    const [code] = await once(child, 'exit') as [number | null]
+    clearTimeout(timer)
+    t.equal(code, 1, url)
+    t.match(stderr, /Invalid configuration: DATABASE_URL must be a file path/, url)
+  }
+  t.same(readdirSync(dir), [], 'no ledger file was made')
 })

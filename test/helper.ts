@@ -7,6 +7,8 @@ import { redactPaths } from '../src/logger.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` }
+/** Encrypts signing secrets at rest; PostgreSQL requires one. */
+export const SECRETS_KEY = Buffer.alloc(32, 0x5e).toString('base64')
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -24,6 +26,7 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   const config = loadConfig({
     DATABASE_URL: ':memory:',
     ADMIN_TOKEN,
+    SECRETS_KEY,
     // Nothing listens on port 9 (discard): a test that forgets its fake upstream fails fast.
     OPEN_METEO_URL: 'http://127.0.0.1:9',
     ...options.env

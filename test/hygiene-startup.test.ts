@@ -47,5 +47,5 @@ test('a catalog that cannot be loaded stops start-up with a non-zero exit code',
 })
 
 test('an unreachable database stops start-up with a non-zero exit code', async (t) => {
-  t.equal(await exitCodeOf({ PORT: '0', DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none' }), 1)
+  t.equal(await exitCodeOf({ PORT: '0', DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none', SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') }), 1)
 })

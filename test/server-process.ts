@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { ADMIN_TOKEN } from './helper.js'
+import { ADMIN_TOKEN, SECRETS_KEY } from './helper.js'
 import { freePort } from './free-port.js'
 
 export interface ServerProcess {
   url: string
   child: ChildProcess
+  /** Everything the process has written to stdout so far (its log lines). */
+  output (): string
   /** Kills the process with the signal and waits until it is gone. */
   stop (signal?: NodeJS.Signals): Promise<void>
 }
@@ -17,9 +19,11 @@ export interface ServerProcess {
 export async function startServer (env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort()
   const child = spawn(process.execPath, [...process.execArgv, 'src/server.ts'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, ...env },
-    stdio: ['ignore', 'ignore', 'inherit']
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, SECRETS_KEY, ...env },
+    stdio: ['ignore', 'pipe', 'inherit']
   })
+  let output = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   const exited = once(child, 'exit')
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
@@ -34,6 +38,7 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
   return {
     url,
     child,
+    output: () => output,
     async stop (signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       await exited

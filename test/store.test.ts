@@ -22,6 +22,7 @@ async function migrateTo (backend: Backend, name: string) {
     await db.destroy()
   }
 }
+import { SECRETS_KEY } from './helper.js'
 
 type Asserts = Pick<typeof t, 'ok' | 'equal'>
 
@@ -228,7 +229,7 @@ for (const backend of backends) {
   test(`catalog store on ${backend.name}`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const store = await openStore(database.url)
+    const store = await openStore(database.url, { secretsKey: SECRETS_KEY })
     t.teardown(() => store.close())
     const { catalog } = store
     const createdAt = new Date().toISOString()
@@ -255,6 +256,8 @@ for (const backend of backends) {
       statusMessage: null,
       sunsetAt: null,
       signingSecret: 'bsk_x',
+      previousSigningSecret: null,
+      previousSecretExpiresAt: null,
       version: 1,
       createdAt,
       updatedAt: createdAt

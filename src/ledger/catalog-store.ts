@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { JsonObject } from '../publishing/json-schema.js'
 import { BEE_ID_PATTERN } from '../schemas.js'
+import type { SecretBox } from './secrets.js'
 import type { Tables } from './tables.js'
 
 export interface Publisher {
@@ -30,6 +31,9 @@ export interface StoredBee {
   statusMessage: string | null
   sunsetAt: string | null
   signingSecret: string
+  /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
+  previousSigningSecret?: string | null
+  previousSecretExpiresAt?: string | null
   version: number
   createdAt: string
   updatedAt: string
@@ -47,6 +51,19 @@ export interface BuiltinState {
 export interface CatalogStore {
   createPublisher (publisher: Publisher & { keyHash: string }): Promise<Publisher>
   publisherByKey (keyHash: string): Promise<Publisher | null>
+  /** Replaces the publisher's key: the old one stops working at once. Null when there is no such publisher. */
+  rotatePublisherKey (id: string, keyHash: string): Promise<Publisher | null>
+  /**
+   * Gives a Bee a new signing secret. The replaced one is kept until `previousUntil` (null: dropped at
+   * once), replacing any earlier one still kept. False when there is no such Bee.
+   */
+  rotateSigningSecret (id: string, secret: string, previousUntil: string | null): Promise<boolean>
+  /**
+   * Re-encrypts every stored signing secret not encrypted with the current key (stored before
+   * encryption, or under a previous key) and drops expired previous secrets. Throws WrongSecretsKey
+   * when one does not decrypt with any known key. Returns how many Bees were rewritten.
+   */
+  resealSecrets (): Promise<number>
   /** Bumped by every change: instances poll it to notice changes made elsewhere. */
   version (): Promise<number>
   publishedBees (): Promise<StoredBee[]>
@@ -63,7 +80,7 @@ export interface CatalogStore {
 
 type BeeRow = Selectable<Tables['published_bees']>
 
-const toRow = (bee: StoredBee): BeeRow => ({
+const toRow = (bee: StoredBee, box: SecretBox): BeeRow => ({
   id: bee.id,
   owner_id: bee.ownerId,
   owner_email: bee.ownerEmail,
@@ -81,13 +98,15 @@ const toRow = (bee: StoredBee): BeeRow => ({
   status: bee.status,
   status_message: bee.statusMessage,
   sunset_at: bee.sunsetAt,
-  signing_secret: bee.signingSecret,
+  signing_secret: box.seal(bee.signingSecret, bee.id),
+  previous_signing_secret: bee.previousSigningSecret == null ? null : box.seal(bee.previousSigningSecret, bee.id),
+  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null,
   version: bee.version,
   created_at: bee.createdAt,
   updated_at: bee.updatedAt
 })
 
-const fromRow = (row: BeeRow): StoredBee => ({
+const fromRow = (row: BeeRow, box: SecretBox): StoredBee => ({
   id: row.id,
   ownerId: row.owner_id,
   ownerEmail: row.owner_email,
@@ -103,7 +122,9 @@ const fromRow = (row: BeeRow): StoredBee => ({
   status: row.status,
   statusMessage: row.status_message,
   sunsetAt: row.sunset_at,
-  signingSecret: row.signing_secret,
+  signingSecret: box.open(row.signing_secret, row.id),
+  previousSigningSecret: row.previous_signing_secret === null ? null : box.open(row.previous_signing_secret, row.id),
+  previousSecretExpiresAt: row.previous_secret_expires_at,
   version: Number(row.version),
   createdAt: row.created_at,
   updatedAt: row.updated_at
@@ -111,7 +132,8 @@ const fromRow = (row: BeeRow): StoredBee => ({
 
 const beeIdShape = new RegExp(BEE_ID_PATTERN)
 
-export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
+/** The catalog; signing secrets are sealed by `box` on the way in and opened on the way out. */
+export function createCatalogStore (db: Kysely<Tables>, box: SecretBox): CatalogStore {
   /** Runs a change and bumps the catalog version in the same transaction. */
   const change = <T>(work: (trx: Transaction<Tables>) => Promise<T>) => db.transaction().execute(async (trx) => {
     const result = await work(trx)
@@ -133,25 +155,71 @@ export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
       return row === undefined ? null : { id: row.id, email: row.email, name: row.name, createdAt: row.created_at }
     },
 
+    async rotatePublisherKey (id, keyHash) {
+      const row = await db.updateTable('publishers').set({ key_hash: keyHash }).where('id', '=', id)
+        .returning(['id', 'email', 'name', 'created_at']).executeTakeFirst()
+      return row === undefined ? null : { id: row.id, email: row.email, name: row.name, createdAt: row.created_at }
+    },
+
+    async rotateSigningSecret (id, secret, previousUntil) {
+      if (!beeIdShape.test(id)) return false
+      // One statement: the secret replaced is the one stored at that moment, whatever else rotates it concurrently.
+      // Both columns are sealed for the same Bee, so the replaced ciphertext moves as it is. The version
+      // moves so every instance reloads the Bee with its new secret.
+      return await change(async (trx) => {
+        const result = await trx.updateTable('published_bees').set((eb) => ({
+          previous_signing_secret: previousUntil === null ? null : eb.ref('signing_secret'),
+          previous_secret_expires_at: previousUntil,
+          signing_secret: box.seal(secret, id),
+          version: eb('version', '+', 1)
+        })).where('id', '=', id).executeTakeFirst()
+        return Number(result.numUpdatedRows) > 0
+      })
+    },
+
+    async resealSecrets () {
+      const now = new Date().toISOString()
+      const rows = await db.selectFrom('published_bees')
+        .select(['id', 'signing_secret', 'previous_signing_secret', 'previous_secret_expires_at']).execute()
+      let rewritten = 0
+      for (const row of rows) {
+        const expired = row.previous_signing_secret !== null && (row.previous_secret_expires_at ?? '') <= now
+        const previous = expired ? null : row.previous_signing_secret
+        const stale = (stored: string | null) => stored !== null && !box.isCurrent(stored)
+        // Opening each value first refuses to start on a key that cannot read them.
+        const secret = box.open(row.signing_secret, row.id)
+        const previousSecret = previous === null ? null : box.open(previous, row.id)
+        if (!expired && !stale(row.signing_secret) && !stale(previous)) continue
+        // Conditional on the values read, so instances starting together rewrite each row once.
+        const result = await db.updateTable('published_bees').set({
+          signing_secret: stale(row.signing_secret) ? box.seal(secret, row.id) : row.signing_secret,
+          previous_signing_secret: previousSecret === null ? null : stale(previous) ? box.seal(previousSecret, row.id) : previous,
+          previous_secret_expires_at: previous === null ? null : row.previous_secret_expires_at
+        }).where('id', '=', row.id).where('signing_secret', '=', row.signing_secret).executeTakeFirst()
+        rewritten += Number(result.numUpdatedRows)
+      }
+      return rewritten
+    },
+
     async version () {
       const row = await db.selectFrom('catalog_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()
       return Number(row.version)
     },
 
     async publishedBees () {
-      return (await db.selectFrom('published_bees').selectAll().orderBy('id').execute()).map(fromRow)
+      return (await db.selectFrom('published_bees').selectAll().orderBy('id').execute()).map((row) => fromRow(row, box))
     },
 
     async publishedBee (id) {
       // An id no Bee can have is not looked up: PostgreSQL refuses text with NUL bytes outright.
       if (!beeIdShape.test(id)) return null
       const row = await db.selectFrom('published_bees').selectAll().where('id', '=', id).executeTakeFirst()
-      return row === undefined ? null : fromRow(row)
+      return row === undefined ? null : fromRow(row, box)
     },
 
     async insertBee (bee) {
       return await change(async (trx) => {
-        const inserted = await trx.insertInto('published_bees').values(toRow(bee))
+        const inserted = await trx.insertInto('published_bees').values(toRow(bee, box))
           .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
         return inserted !== undefined
       })
@@ -165,14 +233,14 @@ export function createCatalogStore (db: Kysely<Tables>): CatalogStore {
         const { count } = await trx.selectFrom('published_bees').select((eb) => eb.fn.countAll().as('count'))
           .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
         if (Number(count) >= maxPerOwner) return 'over-quota'
-        const inserted = await trx.insertInto('published_bees').values(toRow(bee))
+        const inserted = await trx.insertInto('published_bees').values(toRow(bee, box))
           .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
         return inserted === undefined ? 'taken' : 'inserted'
       })
     },
 
     async updateBee (bee) {
-      const { id, ...row } = toRow(bee)
+      const { id, ...row } = toRow(bee, box)
       await change((trx) => trx.updateTable('published_bees').set(row).where('id', '=', id).execute())
     },
 

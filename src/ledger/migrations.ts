@@ -145,5 +145,13 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
     }
   }
 
-  return { getMigrations: async () => ({ '0001_ledger': ledger, '0002_publishing': publishing, '0003_holds': holds }) }
+  /** Signing-secret rotation: the replaced secret keeps signing, next to the new one, until it expires. */
+  const credentials: Migration = {
+    async up (db: Kysely<any>) {
+      await db.schema.alterTable('published_bees').addColumn('previous_signing_secret', 'text').execute()
+      await db.schema.alterTable('published_bees').addColumn('previous_secret_expires_at', 'text').execute()
+    }
+  }
+
+  return { getMigrations: async () => ({ '0001_ledger': ledger, '0002_publishing': publishing, '0003_holds': holds, '0004_credentials': credentials }) }
 }

@@ -1,9 +1,12 @@
-import { mkdirSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
 import { type Debit, postgresDebit, sqliteDebit } from './debit.js'
 import { migrationsFor, type Dialect } from './migrations.js'
+import { createCatalogStore } from './catalog-store.js'
+import { parseSecretsKey, SecretBox } from './secrets.js'
 import { createSqlStore } from './sql-store.js'
 import type { LedgerStore } from './store.js'
 import type { Tables } from './tables.js'
@@ -11,6 +14,41 @@ import type { Tables } from './tables.js'
 export interface StoreOptions {
   /** PostgreSQL connections per instance. */
   poolSize?: number
+  /** SECRETS_KEY: encrypts signing secrets. Unset: with SQLite, a key kept in a file next to the database. */
+  secretsKey?: string
+  /** SECRETS_KEY_PREVIOUS: keys that still decrypt. */
+  previousSecretsKeys?: string[]
+}
+
+/**
+ * The embedded default's key: generated on first use into `<database>.key` (mode 0600) and read from
+ * there afterwards, so SQLite works without configuration. It guards a copy of the database file alone
+ * (a backup, a dump), not a copy of the whole data folder: set SECRETS_KEY to keep the key elsewhere.
+ */
+function keyFileKey (path: string): Buffer {
+  const file = `${path}.key`
+  try {
+    // 'wx' fails when the file exists: two processes starting together keep the first one's key.
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 })
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') throw error
+  }
+  const key = parseSecretsKey(readFileSync(file, 'utf8'))
+  if (key === null) throw new Error(`${file} does not hold a 32-byte base64 key; restore it, or set SECRETS_KEY`)
+  return key
+}
+
+function secretBox (databaseUrl: string, dialect: Dialect, options: StoreOptions): SecretBox {
+  return new SecretBox(() => {
+    const previous = (options.previousSecretsKeys ?? []).flatMap((text) => parseSecretsKey(text) ?? [])
+    const configured = options.secretsKey === undefined ? null : parseSecretsKey(options.secretsKey)
+    if (configured !== null) return { current: configured, previous }
+    if (options.secretsKey !== undefined) throw new Error('SECRETS_KEY is not 32 bytes as base64 or hex')
+    if (dialect === 'postgres') throw new Error('SECRETS_KEY is required with PostgreSQL')
+    const path = sqlitePath(databaseUrl)
+    // An in-memory ledger lives and dies with the process, and so does its key.
+    return { current: path === ':memory:' ? randomBytes(32) : keyFileKey(path), previous }
+  })
 }
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url)
@@ -85,5 +123,5 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     throw error
   }
   // The debit's statements are prepared against the migrated schema.
-  return createSqlStore(db, dialect, debit(), () => db.destroy())
+  return createSqlStore(db, dialect, debit(), () => db.destroy(), createCatalogStore(db, secretBox(databaseUrl, dialect, options)))
 }

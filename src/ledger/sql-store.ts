@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysel
 import { ApiError } from '../errors.js'
 import { fromMicros, MICROS_PER_UNIT } from '../money.js'
 import { type JournalEntry, MAX_BALANCE, type Wallet, WALLET_ID_PATTERN } from '../schemas.js'
-import { createCatalogStore } from './catalog-store.js'
+import type { CatalogStore } from './catalog-store.js'
 import { decodeCursor, decodeIdCursor, encodeCursor } from './cursors.js'
 import type { Debit } from './debit.js'
 import type { Dialect } from './migrations.js'
@@ -64,7 +64,7 @@ function page<T> (rows: T[], limit: number, keyOf: (row: T) => string | number):
 }
 
 /** The ledger over Kysely: the same queries on SQLite and PostgreSQL. */
-export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Debit, close: () => Promise<void>): LedgerStore {
+export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Debit, close: () => Promise<void>, catalog: CatalogStore): LedgerStore {
   const walletByToken = (tokenHash: string) =>
     db.selectFrom('wallets').select(walletView).where('token_hash', '=', tokenHash).executeTakeFirst()
 
@@ -126,7 +126,7 @@ export function createSqlStore (db: Kysely<Tables>, dialect: Dialect, debit: Deb
 
   return {
     dialect,
-    catalog: createCatalogStore(db),
+    catalog,
 
     async createWallet (wallet) {
       if (wallet.micros > MAX_BALANCE_MICROS) throw balanceLimit()

@@ -63,8 +63,11 @@ export interface Tables {
     status: 'active' | 'inactive' | 'deprecated'
     status_message: string | null
     sunset_at: string | null
-    /** The HMAC key the registry signs calls with: it must be usable, so it cannot be stored hashed. */
+    /** The HMAC key the registry signs calls with: it must be usable, so it is stored encrypted (SecretBox), not hashed. */
     signing_secret: string
+    /** After a rotation: the replaced signing secret (encrypted too), used until previous_secret_expires_at. */
+    previous_signing_secret: string | null
+    previous_secret_expires_at: string | null
     version: number
     created_at: string
     updated_at: string

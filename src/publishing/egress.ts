@@ -57,6 +57,25 @@ export function isForbiddenAddress (address: string): boolean {
   return forbidden.check(plain.address, plain.family)
 }
 
+const HOST_NAME = /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i
+
+/** Why an allow-list entry is not a host name (RFC 1123), an IP address or a CIDR range; null when it is one. */
+export function allowlistEntryProblem (entry: string): string | null {
+  const [network = '', prefix, extra] = entry.split('/')
+  if (prefix === undefined) return isIP(network) !== 0 || HOST_NAME.test(network) ? null : `"${entry}" is not a host name, an IP address or a CIDR range`
+  const family = isIP(network)
+  const bits = family === 6 ? 128 : 32
+  if (family === 0 || extra !== undefined || !/^\d{1,3}$/.test(prefix) || Number(prefix) > bits) {
+    return `"${entry}" is not a CIDR range (an IP address, a slash and a prefix length of 0 to ${bits})`
+  }
+  return null
+}
+
+/** The entries of a comma-separated allow-list, blanks ignored. */
+export function allowlistEntries (list: string): string[] {
+  return list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+}
+
 /**
  * The operator's allow-list (EGRESS_ALLOWLIST): host names, IP addresses, or CIDR ranges that may be
  * reached even though they are private, e.g. an internal Bee or a test server on 127.0.0.1.

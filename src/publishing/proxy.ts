@@ -15,6 +15,9 @@ export interface RemoteTarget {
   beeId: string
   endpoint: string
   signingSecret: string
+  /** A rotated-out secret that still signs, next to the new one, until `previousUntil` (epoch ms). */
+  previousSigningSecret?: string | null
+  previousUntil?: number
 }
 
 export const SIGNATURE_HEADER = 'x-apiary-signature'
@@ -22,10 +25,19 @@ export const TIMESTAMP_HEADER = 'x-apiary-timestamp'
 export const BEE_ID_HEADER = 'x-apiary-bee-id'
 export const CONFIDENCE_HEADER = 'x-bee-confidence'
 
-/** `v1=` HMAC-SHA256 over `${timestamp}.${body}` with the Bee's signing secret (see the README). */
-export function sign (secret: string, timestamp: string, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
+/**
+ * `v1=` HMAC-SHA256 over `${timestamp}.${body}` with the Bee's signing secret (see the README). During a
+ * rotation's overlap, one `v1=` entry per secret, the new one first, comma-separated as Stripe does, so
+ * the publisher's endpoint accepts the call whichever secret it holds.
+ */
+export function sign (secrets: readonly string[], timestamp: string, body: string): string {
+  return secrets.map((secret) => `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`).join(',')
 }
+
+const signingSecrets = (target: RemoteTarget, now: number) =>
+  target.previousSigningSecret != null && (target.previousUntil ?? 0) > now
+    ? [target.signingSecret, target.previousSigningSecret]
+    : [target.signingSecret]
 
 const upstream = (beeId: string, detail: string) =>
   new ApiError(502, 'BEE_UPSTREAM_ERROR', `${beeId}'s endpoint failed: ${detail}. You were not charged.`)
@@ -61,7 +73,8 @@ export class RemoteBeeProxy {
 
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
     const body = JSON.stringify(input)
-    const timestamp = String(Math.floor(Date.now() / 1000))
+    const now = Date.now()
+    const timestamp = String(Math.floor(now / 1000))
     const signal = AbortSignal.timeout(this.#options.timeoutMs)
     let status: number
     let headers: Record<string, string | string[] | undefined>
@@ -77,7 +90,7 @@ export class RemoteBeeProxy {
           [BEE_ID_HEADER]: target.beeId,
           'x-request-id': context.requestId,
           [TIMESTAMP_HEADER]: timestamp,
-          [SIGNATURE_HEADER]: sign(target.signingSecret, timestamp, body)
+          [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
         },
         body
       })
