@@ -1,6 +1,6 @@
 // Clients of a running Apiary's execute routes, shaped like the in-process
 // functions so the same evaluation code scores either.
-import { WALLET_HEADER_NAME } from '../src/schemas.js'
+import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
 import type { SentimentOutput } from './sentiment.js'
 
 export class BeeHttpError extends Error {

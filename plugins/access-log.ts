@@ -18,7 +18,7 @@ export function requestIdOf (request: IncomingMessage): string {
 
 /** Query parameters whose name says they hold a credential. */
 const SECRET_NAME = /token|key|secret|passw|pwd|wallet|signature|auth|credential|session|cookie|bearer/i
-/** Values shaped like this service's own secrets (src/ledger/secrets.ts), whatever their parameter is called. */
+/** Values shaped like this service's own secrets (src/core/ledger/secrets.ts), whatever their parameter is called. */
 const SECRET_VALUE = /^(awt|apk|bsk)_/
 
 function decoded (text: string): string {

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/errors.js'
-import type { Publisher } from '../src/ledger/catalog-store.js'
-import { hashSecret, secretsMatch } from '../src/ledger/secrets.js'
-import { WALLET_HEADER, WALLET_HEADER_NAME, type Wallet } from '../src/schemas.js'
+import { ApiError } from '../src/core/errors.js'
+import type { Publisher } from '../src/core/ledger/catalog-store.js'
+import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
+import { WALLET_HEADER, WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
 
 export type Principal = { kind: 'admin' } | { kind: 'publisher', publisher: Publisher }
 

@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
-import type { BuiltinState, StoredBee } from '../src/ledger/catalog-store.js'
-import { fromMicros } from '../src/money.js'
-import { EgressPolicy } from '../src/publishing/egress.js'
-import { checkFormats, checkPatterns } from '../src/publishing/json-schema.js'
-import { RemoteBeeProxy } from '../src/publishing/proxy.js'
-import type { BeeDefinition } from '../src/registry.js'
+import type { BuiltinState, StoredBee } from '../src/core/ledger/catalog-store.js'
+import { fromMicros } from '../src/core/money.js'
+import { EgressPolicy } from '../src/core/publishing/egress.js'
+import { checkFormats, checkPatterns } from '../src/core/publishing/json-schema.js'
+import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
+import type { BeeDefinition } from '../src/core/registry.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import { Transform, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/errors.js'
+import { ApiError } from '../src/core/errors.js'
 
 /** The codings a body may arrive in (RFC 9110 §8.4.1), by name; `identity` means none. */
 const decoders: Record<string, () => Transform> = {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError } from '../src/errors.js'
-import { ErrorBody } from '../src/schemas.js'
+import { ApiError } from '../src/core/errors.js'
+import { ErrorBody } from '../src/core/schemas.js'
 
 const Status = Type.Object({ status: Type.String({ description: 'ok when alive, ready when serving.' }) })
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/errors.js'
+import { ApiError } from '../src/core/errors.js'
 import { errorBody } from './errors.js'
 import { baselineHeaders } from './security-headers.js'
 

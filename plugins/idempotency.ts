@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/errors.js'
-import { hashSecret } from '../src/ledger/secrets.js'
-import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/schemas.js'
+import { ApiError } from '../src/core/errors.js'
+import { hashSecret } from '../src/core/ledger/secrets.js'
+import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/core/schemas.js'
 import { beeOf } from './registry.js'
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key'

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/errors.js'
+import { ApiError } from '../src/core/errors.js'
 
 /** Deeper JSON is refused: no input here needs it, and deep values overflow the stack of whatever recurses over them. */
 export const MAX_JSON_DEPTH = 64

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
-import { openStore } from '../src/ledger/open-store.js'
-import { secretsKeyList, WrongSecretsKey } from '../src/ledger/secrets.js'
-import type { LedgerStore } from '../src/ledger/store.js'
+import { openStore } from '../src/core/ledger/open-store.js'
+import { secretsKeyList, WrongSecretsKey } from '../src/core/ledger/secrets.js'
+import type { LedgerStore } from '../src/core/ledger/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,8 +2,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
-import { registryDocument } from '../src/publishing/openapi-paths.js'
-import { WALLET_HEADER_NAME } from '../src/schemas.js'
+import { registryDocument } from '../src/core/publishing/openapi-paths.js'
+import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
 import { DOCS_CSP } from './security-headers.js'
 
 /**

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/errors.js'
-import { hashSecret } from '../src/ledger/secrets.js'
-import { fromMicros } from '../src/money.js'
-import type { RegisteredBee } from '../src/registry.js'
+import { ApiError } from '../src/core/errors.js'
+import { hashSecret } from '../src/core/ledger/secrets.js'
+import { fromMicros } from '../src/core/money.js'
+import type { RegisteredBee } from '../src/core/registry.js'
 import { beeOf } from './registry.js'
-import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/schemas.js'
+import { WALLET_HEADER, WALLET_HEADER_NAME } from '../src/core/schemas.js'
 
 /** The hold placed before the Bee runs: the pipeline captures it with the answer, or voids it if the Bee fails. */
 export interface Hold {

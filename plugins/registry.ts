@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { Registry, type RegisteredBee } from '../src/registry.js'
+import { Registry, type RegisteredBee } from '../src/core/registry.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

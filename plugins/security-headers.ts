@@ -1,6 +1,6 @@
 import helmet from '@fastify/helmet'
 import fp from 'fastify-plugin'
-import { WALLET_HEADER } from '../src/schemas.js'
+import { WALLET_HEADER } from '../src/core/schemas.js'
 
 /**
  * The Content-Security-Policy of Swagger UI at /docs (its static files are served by @fastify/swagger-ui,

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
-import { refuseNonFinite } from '../src/finite-numbers.js'
-import { bodyAjv, stringAjv } from '../src/validation.js'
+import { refuseNonFinite } from '../src/http/finite-numbers.js'
+import { bodyAjv, stringAjv } from '../src/core/validation.js'
 
 /**
  * Route schemas are compiled with our own Ajv instances: bodies strictly (no type coercion),

@@ -19,12 +19,12 @@ import securityHeaders from '../plugins/security-headers.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
-import beeRoutes from './routes/bees.js'
-import credentialRoutes from './routes/credentials.js'
-import publisherRoutes from './routes/publishers.js'
-import publishingRoutes from './routes/publishing.js'
-import walletHolderRoutes from './routes/wallet.js'
-import walletAdminRoutes from './routes/wallets.js'
+import beeRoutes from './http/routes/bees.js'
+import credentialRoutes from './http/routes/credentials.js'
+import publisherRoutes from './http/routes/publishers.js'
+import publishingRoutes from './http/routes/publishing.js'
+import walletHolderRoutes from './http/routes/wallet.js'
+import walletAdminRoutes from './http/routes/wallets.js'
 
 export interface AppOptions {
   config: Config

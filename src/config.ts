@@ -1,9 +1,9 @@
 import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
-import { parseSecretsKey, secretsKeyList } from './ledger/secrets.js'
-import { toMicros } from './money.js'
-import { allowlistEntries, allowlistEntryProblem } from './publishing/egress.js'
-import { StringEnum } from './schemas.js'
+import { parseSecretsKey, secretsKeyList } from './core/ledger/secrets.js'
+import { toMicros } from './core/money.js'
+import { allowlistEntries, allowlistEntryProblem } from './core/publishing/egress.js'
+import { CurrencyCode, StringEnum } from './core/schemas.js'
 
 const Price = (bee: string, fallback: number) => Type.Number({
   exclusiveMinimum: 0,
@@ -79,7 +79,7 @@ export const ConfigSchema = Type.Object({
     default: 131_072,
     description: 'Largest part of the OpenAPI document one published Bee may take: its name, description and both schemas.'
   }),
-  PRICE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency of Bee prices and new wallets.' }),
+  PRICE_CURRENCY: CurrencyCode('ISO 4217 currency of Bee prices and new wallets.', { default: 'USD' }),
   PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
   PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002),
   SIGNING_SECRET_OVERLAP_SECONDS: Type.Integer({

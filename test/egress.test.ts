@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { EgressPolicy, isForbiddenAddress } from '../src/publishing/egress.js'
+import { EgressPolicy, isForbiddenAddress } from '../src/core/publishing/egress.js'
 
 test('forbidden address ranges', async (t) => {
   for (const address of ['127.0.0.1', '127.8.8.8', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1',

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { SAFE_FORMATS } from '../src/formats.js'
+import { SAFE_FORMATS } from '../src/core/formats.js'
 import { build } from './helper.js'
 import { startFakeBee } from './fake-bee.js'
 import { beeBody, createPublisher, publish } from './publishing-helper.js'

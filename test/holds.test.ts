@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { hashSecret } from '../src/ledger/secrets.js'
+import { hashSecret } from '../src/core/ledger/secrets.js'
 import { startFakeBee } from './fake-bee.js'
 import { adminHeaders, balanceOf, build, createWallet } from './helper.js'
 import { beeBody, createPublisher, publish } from './publishing-helper.js'

@@ -1,7 +1,7 @@
 import { test } from 'tap'
-import { openStore } from '../src/ledger/open-store.js'
-import { issueWallet } from '../src/ledger/wallets.js'
-import { MAX_AMOUNT, MAX_BALANCE } from '../src/schemas.js'
+import { openStore } from '../src/core/ledger/open-store.js'
+import { issueWallet } from '../src/core/ledger/wallets.js'
+import { MAX_AMOUNT, MAX_BALANCE } from '../src/core/schemas.js'
 import { backends } from './databases.js'
 import { adminHeaders, build, createWallet } from './helper.js'
 

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { createServer, type AddressInfo } from 'node:net'
 import Database from 'better-sqlite3'
 import { test } from 'tap'
-import { openStore } from '../src/ledger/open-store.js'
+import { openStore } from '../src/core/ledger/open-store.js'
 import { sqliteBackend } from './databases.js'
 
 /** Runs src/server.ts as `npm start` would, and resolves with its exit code once it ends by itself. */

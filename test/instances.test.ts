@@ -1,6 +1,6 @@
 import { test } from 'tap'
-import { openStore } from '../src/ledger/open-store.js'
-import { issueWallet } from '../src/ledger/wallets.js'
+import { openStore } from '../src/core/ledger/open-store.js'
+import { issueWallet } from '../src/core/ledger/wallets.js'
 import { backends, postgresSkip, postgresBackend } from './databases.js'
 import { startServer } from './server-process.js'
 

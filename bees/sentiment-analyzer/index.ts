@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { mountBee } from '../../src/execute.js'
+import { mountBee } from '../../src/http/execute-route.js'
 import { analyzeSentiment, SENTIMENT_PROVIDER } from './analyze.js'
 import { SentimentInput, SentimentOutput } from './schemas.js'
 

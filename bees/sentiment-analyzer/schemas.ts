@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { StringEnum, TextInput } from '../../src/schemas.js'
+import { StringEnum, TextInput } from '../../src/core/schemas.js'
 import { SENTIMENT_MAX_CHARS } from './analyze.js'
 
 export const SentimentInput = Type.Object({

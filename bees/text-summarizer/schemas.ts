@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { TextInput } from '../../src/schemas.js'
+import { TextInput } from '../../src/core/schemas.js'
 import { DEFAULT_MAX_WORDS, SUMMARY_MAX_CHARS } from './summarize.js'
 
 export const SummaryInput = Type.Object({

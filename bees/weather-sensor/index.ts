@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { mountBee } from '../../src/execute.js'
+import { mountBee } from '../../src/http/execute-route.js'
 import { conditionFor } from './conditions.js'
 import { OpenMeteoClient } from './open-meteo.js'
 import { WeatherInput, WeatherOutput } from './schemas.js'

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici'
-import { ApiError } from '../../src/errors.js'
+import { ApiError } from '../../src/core/errors.js'
 
 /** One reading of current conditions at a grid point. */
 export interface Observation {

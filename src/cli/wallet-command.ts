@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util'
-import { openStore } from '../ledger/open-store.js'
-import { issueWallet } from '../ledger/wallets.js'
-import { toMicros } from '../money.js'
-import { MAX_AMOUNT } from '../schemas.js'
+import { openStore } from '../core/ledger/open-store.js'
+import { issueWallet } from '../core/ledger/wallets.js'
+import { toMicros } from '../core/money.js'
+import { CURRENCY_PATTERN, MAX_AMOUNT } from '../core/schemas.js'
 
 export const USAGE = `Usage:
   npm run wallet -- create [--balance 5] [--currency USD] [--label "my agent"]
@@ -42,7 +42,7 @@ export async function walletCommand (argv: string[], env: CommandEnv): Promise<n
   try {
     if (command === 'create') {
       const currency = values.currency ?? env.defaultCurrency
-      if (!/^[A-Z]{3}$/.test(currency)) throw new Error('--currency must be an ISO 4217 code such as USD')
+      if (!new RegExp(CURRENCY_PATTERN).test(currency)) throw new Error('--currency must be an ISO 4217 code such as USD')
       const wallet = await issueWallet(ledger, {
         micros: values.balance === undefined ? 0 : amountOf(values.balance, 'balance'),
         currency,

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js'
-import type { BeeStatus } from '../registry.js'
+import type { BeeStatus } from '../schemas.js'
 
 export interface StatusChange {
   status?: BeeStatus | undefined

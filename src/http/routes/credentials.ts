@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError, beeNotFound } from '../errors.js'
-import { hashSecret, newSecret } from '../ledger/secrets.js'
-import { BeeIdParams, ErrorBody, Publisher, ValidationErrorBody } from '../schemas.js'
+import { ApiError, beeNotFound } from '../../core/errors.js'
+import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
+import { BeeIdParams, ErrorBody, Publisher, ValidationErrorBody } from '../../core/schemas.js'
 
 const RotatedPublisherKey = Type.Object({
   ...Publisher.properties,

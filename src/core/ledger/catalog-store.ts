@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { JsonObject } from '../publishing/json-schema.js'
-import { BEE_ID_PATTERN } from '../schemas.js'
+import { BEE_ID_PATTERN, type BeeStatus } from '../schemas.js'
 import type { SecretBox } from './secrets.js'
 import type { Tables } from './tables.js'
 
@@ -10,8 +10,6 @@ export interface Publisher {
   name: string
   createdAt: string
 }
-
-export type BeeStatus = 'active' | 'inactive' | 'deprecated'
 
 /** A published Bee as stored: everything needed to rebuild its registry entry on any instance. */
 export interface StoredBee {

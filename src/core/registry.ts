@@ -1,8 +1,8 @@
 import type { ValidateFunction } from 'ajv'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from './logger.js'
 import type { Static, TSchema } from 'typebox'
 import { toMicros } from './money.js'
-import type { BeeRecord, Pricing } from './schemas.js'
+import type { BeeRecord, BeeStatus, Pricing } from './schemas.js'
 import { compileBodySchema } from './validation.js'
 
 /** What a Bee's handler returns; the pipeline wraps it in Honey. */
@@ -15,11 +15,9 @@ export interface BeeOutcome<Result> {
 }
 
 export interface BeeContext {
-  log: FastifyBaseLogger
+  log: Logger
   requestId: string
 }
-
-export type BeeStatus = BeeRecord['status']
 
 /** A Bee as its author declares it: metadata, schemas and the function that does the work. */
 export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema = TSchema> {

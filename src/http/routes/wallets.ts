@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError } from '../errors.js'
-import { issueWallet } from '../ledger/wallets.js'
-import { toMicros } from '../money.js'
-import { CreatedWallet, ErrorBody, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ValidationErrorBody, Wallet, WalletId } from '../schemas.js'
+import { ApiError } from '../../core/errors.js'
+import { issueWallet } from '../../core/ledger/wallets.js'
+import { toMicros } from '../../core/money.js'
+import { CreatedWallet, CurrencyCode, ErrorBody, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ValidationErrorBody, Wallet, WalletId } from '../../core/schemas.js'
 
 // The id's pattern keeps malformed ids (NUL bytes, which PostgreSQL refuses, among them) from the database: 400.
 const WalletParams = Type.Object({ id: WalletId })
@@ -43,7 +43,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Creates a prepaid wallet. The answer holds its token: the only time it is shown.',
       body: Type.Object({
         balance: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT, default: 0, description: 'Opening balance (default 0).' })),
-        currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency (default PRICE_CURRENCY).' })),
+        currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).')),
         label: Type.Optional(Type.String({ maxLength: 200, description: 'Free-text label, for example the client it belongs to.' }))
       }, { description: 'The new wallet.' }),
       response: { 201: CreatedWallet, ...adminErrors }

@@ -33,6 +33,13 @@ export const BeeId = Type.String({
 export const BeeStatus = StringEnum(['active', 'inactive', 'deprecated'], {
   description: 'Lifecycle state; discovery lists only active Bees.'
 })
+export type BeeStatus = Static<typeof BeeStatus>
+
+export const CURRENCY_PATTERN = '^[A-Z]{3}$'
+
+/** An ISO 4217 code, as every currency field that is written (not only read) checks it. */
+export const CurrencyCode = (description: string, options: { default?: string } = {}) =>
+  Type.String({ pattern: CURRENCY_PATTERN, ...options, description })
 
 export const Pricing = Type.Object({
   type: StringEnum(['free', 'pay-per-use', 'subscription'], { description: 'How calls are paid for.' }),

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { hashSecret, newSecret } from '../ledger/secrets.js'
-import { CreatedPublisher, ErrorBody, ValidationErrorBody } from '../schemas.js'
+import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
+import { CreatedPublisher, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
 
 /** The operator issues publisher keys. */
 const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {

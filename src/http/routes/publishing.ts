@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { ApiError, beeNotFound } from '../errors.js'
-import type { StoredBee } from '../ledger/catalog-store.js'
-import { newSecret } from '../ledger/secrets.js'
-import { toMicros } from '../money.js'
-import { checkLoadable, forOpenApiDocument, SchemaRefused, toInputSchema, toOutputSchema } from '../publishing/json-schema.js'
-import { nextStatus } from '../publishing/lifecycle.js'
-import type { RegisteredBee } from '../registry.js'
-import { BeeId, BeeIdParams, BeeStatus, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../schemas.js'
+import { ApiError, beeNotFound } from '../../core/errors.js'
+import type { StoredBee } from '../../core/ledger/catalog-store.js'
+import { newSecret } from '../../core/ledger/secrets.js'
+import { toMicros } from '../../core/money.js'
+import { checkLoadable, forOpenApiDocument, SchemaRefused, toInputSchema, toOutputSchema } from '../../core/publishing/json-schema.js'
+import { nextStatus } from '../../core/publishing/lifecycle.js'
+import type { RegisteredBee } from '../../core/registry.js'
+import { BeeId, BeeIdParams, BeeStatus, CurrencyCode, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../../core/schemas.js'
 
 const JsonSchemaInput = (description: string) => Type.Object({}, { additionalProperties: true, description })
 
@@ -23,7 +23,7 @@ const BeeFields = {
   pricing: Type.Object({
     type: StringEnum(['free', 'pay-per-use'], { description: 'free, or pay-per-use (charged to the caller\'s wallet).' }),
     costPerCall: Type.Number({ minimum: 0, maximum: 1000, description: 'Price of one call; 0 for free Bees.' }),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency (default PRICE_CURRENCY).' }))
+    currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).'))
   }, { description: 'What one call costs. Subscriptions are not offered yet.' }),
   config: Type.Object({
     primaryServices: Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely'
+import type { BeeStatus } from '../schemas.js'
 
 /**
  * The stored tables, as Kysely sees them. Money columns are integer micro-units; times are ISO 8601
@@ -60,7 +61,7 @@ export interface Tables {
     pricing_type: 'free' | 'pay-per-use'
     cost_micros: number
     currency: string
-    status: 'active' | 'inactive' | 'deprecated'
+    status: BeeStatus
     status_message: string | null
     sunset_at: string | null
     /** The HMAC key the registry signs calls with: it must be usable, so it is stored encrypted (SecretBox), not hashed. */
@@ -74,7 +75,7 @@ export interface Tables {
   }
   builtin_bee_states: {
     id: string
-    status: 'active' | 'inactive' | 'deprecated'
+    status: BeeStatus
     status_message: string | null
     sunset_at: string | null
     updated_at: string

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { beeNotFound } from '../errors.js'
-import { admitBee, executeResponses, IdempotencyHeaders, runBee } from '../execute.js'
-import { decodeCursor, encodeCursor } from '../ledger/cursors.js'
-import { AnyResult, BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../schemas.js'
+import { beeNotFound } from '../../core/errors.js'
+import { admitBee, executeResponses, IdempotencyHeaders, runBee } from '../execute-route.js'
+import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
+import { AnyResult, BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
 
 export const DEFAULT_PAGE = 100
 

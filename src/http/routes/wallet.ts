@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorBody, WALLET_HEADER_NAME, WalletStatement, type Wallet } from '../schemas.js'
+import { ErrorBody, WALLET_HEADER_NAME, WalletStatement, type Wallet } from '../../core/schemas.js'
 
 const RECENT_ENTRIES = 20
 

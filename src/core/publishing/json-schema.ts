@@ -169,7 +169,7 @@ export function checkDefaults (schema: Json, where: string): void {
 }
 
 /**
- * Every `format` must be one with a linear-time check (src/formats.ts): a format runs against every
+ * Every `format` must be one with a linear-time check (src/core/formats.ts): a format runs against every
  * caller's input before payment, and ajv-formats' own `url` took seconds on one crafted string.
  */
 export function checkFormats (schema: Json, where: string): void {
@@ -184,7 +184,7 @@ export function checkFormats (schema: Json, where: string): void {
 
 /**
  * Can the registry load this schema? It is compiled with the options of the Ajv that validates
- * execute bodies at load (src/validation.ts), so whatever they refuse (strict mode, a `default`
+ * execute bodies at load (src/core/validation.ts), so whatever they refuse (strict mode, a `default`
  * that useDefaults would ignore, …) is refused here, and whatever passes here loads. The compiled
  * function is dropped with its own Ajv: the registry compiles its own copy.
  */
