@@ -3,7 +3,8 @@ import fp from 'fastify-plugin'
 import { ApiError } from '../src/core/errors.js'
 import type { Publisher } from '../src/core/ledger/catalog-store.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
-import { WALLET_HEADER, WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
+import { WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
+import { walletTokenOf } from '../src/http/wallet-token.js'
 
 export type Principal = { kind: 'admin' } | { kind: 'publisher', publisher: Publisher }
 
@@ -66,8 +67,8 @@ export default fp(async (fastify) => {
   })
 
   fastify.decorate('requireWalletHolder', async function requireWalletHolder (request: FastifyRequest) {
-    const token = request.headers[WALLET_HEADER]
-    if (typeof token !== 'string' || token.length === 0) {
+    const token = walletTokenOf(request)
+    if (token === undefined) {
       throw new ApiError(401, 'WALLET_TOKEN_MISSING', `Send your wallet token in ${WALLET_HEADER_NAME}.`)
     }
     const wallet = await fastify.ledger.getWalletByToken(hashSecret(token))

@@ -3,21 +3,9 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
-import { ApiError } from '../src/core/errors.js'
+import { ApiError, errorBody, validationFailed } from '../src/core/errors.js'
 import { loggedUrl } from './access-log.js'
 import { baselineHeaders } from './security-headers.js'
-
-interface Issue { field: string, reason: string }
-
-type ValidationIssue = NonNullable<FastifyError['validation']>[number]
-
-function toIssue (issue: ValidationIssue): Issue {
-  const params = issue.params as Record<string, unknown>
-  if (issue.keyword === 'required') {
-    return { field: `${issue.instancePath}/${String(params.missingProperty)}`, reason: 'is required' }
-  }
-  return { field: issue.instancePath, reason: issue.message ?? 'is invalid' }
-}
 
 /** Fastify's own errors, by code, as the client-facing code and a sentence they can act on. */
 const fastifyErrors: Record<string, { code: string, message: (error: FastifyError) => string }> = {
@@ -55,11 +43,6 @@ const fastifyErrors: Record<string, { code: string, message: (error: FastifyErro
 /** How a message names the part of the request that failed validation. */
 const partNames: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'request' }
 
-/** The standard error body: `error` is the status text, `code` the stable identifier the README lists. */
-export function errorBody (status: number, code: string, message: string, extra?: Record<string, unknown>) {
-  return { error: STATUS_CODES[status] ?? 'Error', code, message, ...extra }
-}
-
 function send (reply: FastifyReply, status: number, code: string, message: string, extra?: Record<string, unknown>) {
   return reply.code(status).send(errorBody(status, code, message, extra))
 }
@@ -73,10 +56,8 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
     if (error.validationContext === 'body' && request.body === undefined) {
       return send(reply, 400, 'BODY_REQUIRED', 'This endpoint needs a JSON object body.')
     }
-    const details = error.validation.map(toIssue)
-    const summary = details.map((issue) => `${issue.field || error.validationContext} ${issue.reason}`).join('; ')
-    const part = partNames[error.validationContext ?? ''] ?? 'request'
-    return send(reply, 400, 'VALIDATION_FAILED', `The ${part} is invalid: ${summary}.`, { details })
+    const refused = validationFailed(error.validation, partNames[error.validationContext ?? ''] ?? 'request', error.validationContext ?? '')
+    return send(reply, 400, refused.code, refused.message, refused.extra)
   }
   const known = error.code === undefined ? undefined : fastifyErrors[error.code]
   if (known !== undefined) return send(reply, error.statusCode ?? 400, known.code, known.message(error))

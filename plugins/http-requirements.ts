@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/core/errors.js'
-import { errorBody } from './errors.js'
+import { errorBody } from '../src/core/errors.js'
 import { baselineHeaders } from './security-headers.js'
 
 /**

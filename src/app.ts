@@ -5,6 +5,7 @@ import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
 import contentEncoding from '../plugins/content-encoding.js'
+import executor from '../plugins/executor.js'
 import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
 import holdSweeper from '../plugins/hold-sweeper.js'
@@ -72,6 +73,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
 
   await fastify.register(ledger)
   await fastify.register(catalog)
+  await fastify.register(executor)
   await fastify.register(idempotency)
   await fastify.register(payment)
   await fastify.register(holdSweeper)

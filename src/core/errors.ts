@@ -1,6 +1,10 @@
+import { STATUS_CODES } from 'node:http'
+import type { ErrorObject } from 'ajv'
+
 /**
- * An error the client can act on. The error handler turns it into `{error, code, message, ...extra}`:
- * `error` is the HTTP status text, `code` a stable UPPER_SNAKE identifier listed in the README.
+ * An error the client can act on, whatever door it came through. HTTP turns it into
+ * `{error, code, message, ...extra}` with its status; MCP and the other doors carry the same body.
+ * `code` is a stable UPPER_SNAKE identifier listed in the README.
  */
 export class ApiError extends Error {
   readonly statusCode: number
@@ -14,6 +18,34 @@ export class ApiError extends Error {
     this.code = code
     this.extra = extra
   }
+}
+
+/** The standard error body: `error` is the status text, `code` the stable identifier the README lists. */
+export function errorBody (status: number, code: string, message: string, extra?: Record<string, unknown>) {
+  return { error: STATUS_CODES[status] ?? 'Error', code, message, ...extra }
+}
+
+export const bodyOf = (error: ApiError) => errorBody(error.statusCode, error.code, error.message, error.extra)
+
+export interface Issue { field: string, reason: string }
+
+/** What every validator reports: Ajv's errors, and Fastify's, which are Ajv's. */
+export type ValidationError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params' | 'message'>
+
+/** One Ajv error as the field it names and why it was refused. */
+export function toIssue (issue: ValidationError): Issue {
+  const params = issue.params as Record<string, unknown>
+  if (issue.keyword === 'required') {
+    return { field: `${issue.instancePath}/${String(params.missingProperty)}`, reason: 'is required' }
+  }
+  return { field: issue.instancePath, reason: issue.message ?? 'is invalid' }
+}
+
+/** 400 VALIDATION_FAILED naming each refused field of `part` (body, path, query, request). */
+export function validationFailed (issues: readonly ValidationError[], part: string, fallback: string): ApiError {
+  const details = issues.map(toIssue)
+  const summary = details.map((issue) => `${issue.field || fallback} ${issue.reason}`).join('; ')
+  return new ApiError(400, 'VALIDATION_FAILED', `The ${part} is invalid: ${summary}.`, { details })
 }
 
 export function invalidCursor (): ApiError {

@@ -1,112 +1,27 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import { beeOf } from '../../plugins/registry.js'
-import { REPLAYED_HEADER } from '../../plugins/idempotency.js'
-import { ApiError, beeNotFound } from '../core/errors.js'
+import { Type, type TSchema } from 'typebox'
+import type { Honey as HoneyEnvelope } from '../core/execution/execution.js'
 import { fromMicros } from '../core/money.js'
 import type { RegisteredBee } from '../core/registry.js'
-import { ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from '../core/schemas.js'
-import { Type, type TSchema } from 'typebox'
-
-export const COST_HEADER = 'x-registry-cost'
-export const BALANCE_HEADER = 'x-registry-balance'
-
-const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
+import { AnyResult, BeeIdParams, ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from '../core/schemas.js'
+import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
+import { walletTokenOf } from './wallet-token.js'
 
 /**
- * The execution pipeline after validation and payment: run the Bee, check its output against its
- * outputSchema, wrap it in Honey, then capture the hold and store the answer for replay together.
- * Any failure before the capture voids the hold, and that includes serializing the answer: it
- * happens here rather than after the handler returns, where a failure (an upstream answer nested
- * too deep to stringify) would reach the client as a 500 with the hold kept.
+ * preValidation of every execute route, the core's admission: finds the Bee (404 when unknown, before
+ * the body is even looked at), refuses an inactive one with 409, and marks a deprecated one with
+ * Deprecation/Sunset.
  */
-export async function runBee (request: FastifyRequest, reply: FastifyReply) {
-  const bee = beeOf(request) as RegisteredBee
-  const hold = request.hold
-  let payload: string
-  try {
-    const outcome = await bee.definition.execute(request.body, { log: request.log, requestId: request.id })
-    if (!bee.validateOutput(outcome.result)) {
-      request.log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
-      throw invalidOutput(bee, 'produced an answer that breaks its own outputSchema')
-    }
-    payload = serializeHoney(reply, bee, {
-      beeId: bee.record.id,
-      timestamp: new Date().toISOString(),
-      result: outcome.result,
-      confidence: clamp01(outcome.confidence),
-      freshness: Math.max(0, outcome.freshness)
-    })
-    await sell(request, payload)
-  } catch (error) {
-    if (hold !== null) await voidHold(request, hold.id)
-    throw error
-  }
-  if (hold !== null) {
-    reply.header(COST_HEADER, fromMicros(hold.micros))
-    reply.header(BALANCE_HEADER, fromMicros(hold.balanceMicros))
-  }
-  return reply.type('application/json; charset=utf-8').send(payload)
-}
-
-/**
- * Captures the hold and keeps the answer for replay in one transaction, so a crash can never leave
- * a sale without its stored answer (a retry would pay again) or an answer stored for free.
- */
-async function sell (request: FastifyRequest, payload: string): Promise<void> {
-  const { ledger } = request.server
-  const claim = request.idempotency
-  const completion = claim === null ? null : { scope: claim.scope, key: claim.key, status: 200, body: payload }
-  if (request.hold !== null) {
-    if (!await ledger.captureHold(request.hold.id, request.id, completion)) throw holdSettled()
-  } else if (completion !== null) {
-    await ledger.completeIdempotencyKey(completion)
-  }
-  // Completed: the onSend hook must not free the key.
-  request.idempotency = null
-}
-
-/**
- * The hold was settled before this execution could capture it: the sweeper voided it (the call ran
- * past HOLD_TIMEOUT_SECONDS) or another execution under the same key captured it. Either way this
- * answer was not paid for by this call, so it is not served.
- */
-function holdSettled (): ApiError {
-  return new ApiError(503, 'HOLD_EXPIRED', 'The hold on your wallet was released before this call finished (it took longer ' +
-    'than HOLD_TIMEOUT_SECONDS), so its answer is not served and you were not charged for it. Retry (with the same ' +
-    'Idempotency-Key, if you sent one).')
-}
-
-function invalidOutput (bee: RegisteredBee, what: string): ApiError {
-  return new ApiError(bee.remote ? 502 : 500, 'BEE_OUTPUT_INVALID', `${bee.record.id} ${what}. You were not charged.`)
-}
-
-/** The route's own 200 serializer, so the bytes are exactly what returning the object would send. */
-function serializeHoney (reply: FastifyReply, bee: RegisteredBee, honey: Record<string, unknown>): string {
-  try {
-    // The route's serializer (fast-json-stringify) makes a string; the stored replay is that string.
-    return reply.serialize(honey) as string
-  } catch (error) {
-    reply.log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
-    throw invalidOutput(bee, 'produced an answer that cannot be serialized')
-  }
-}
-
-/**
- * preValidation of every execute route: finds the Bee (404 when unknown, before the body is even
- * looked at), refuses an inactive one with 409, and marks a deprecated one with Deprecation/Sunset.
- */
-export async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  let bee = request.routeOptions.config.bee
-  if (bee === undefined) {
-    const { id } = request.params as { id: string }
-    bee = request.server.registry.get(id)
-    if (bee === undefined) throw beeNotFound(id)
-    request.bee = bee
-  }
-  const { id, status, statusMessage, sunsetAt, lastUpdated } = bee.record
-  if (status === 'inactive') {
-    throw new ApiError(409, 'BEE_INACTIVE', `${id} is inactive${statusMessage === null ? '' : `: ${statusMessage}`}. It cannot be executed now.`)
-  }
+async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const admitted = request.server.executor.admit({
+    bee: request.routeOptions.config.bee ?? (request.params as { id: string }).id,
+    walletToken: walletTokenOf(request),
+    requestId: request.id,
+    log: request.log
+  })
+  if (!admitted.ok) throw admitted.error
+  request.execution = admitted.execution
+  const { status, sunsetAt, lastUpdated } = admitted.execution.bee.record
   if (status === 'deprecated') {
     // RFC 9745: when it was deprecated, as a structured-field date; RFC 8594: when it goes away.
     reply.header('deprecation', `@${Math.floor(Date.parse(lastUpdated) / 1000)}`)
@@ -114,13 +29,26 @@ export async function admitBee (request: FastifyRequest, reply: FastifyReply): P
   }
 }
 
-async function voidHold (request: FastifyRequest, holdId: number): Promise<void> {
-  try {
-    await request.server.ledger.voidHold(holdId, request.id)
-  } catch (error) {
-    // The hold stays pending: the sweeper voids it once it expires.
-    request.log.error({ err: error, holdId }, 'void failed')
+/** preHandler of the generic route, whose route schema cannot know the Bee: the core validates the body. */
+async function validateBody (request: FastifyRequest): Promise<void> {
+  if (request.execution === null) return
+  const valid = request.server.executor.validate(request.execution, request.body)
+  if (!valid.ok) throw valid.error
+}
+
+/**
+ * The handler: the core runs the Bee and sells its answer. The route's own serializer makes the
+ * bytes, so they are exactly what returning the object would send, and the stored replay is them.
+ */
+async function runBee (request: FastifyRequest, reply: FastifyReply) {
+  const execution = request.execution as NonNullable<FastifyRequest['execution']>
+  const sold = await request.server.executor.run(execution, request.body, (honey: HoneyEnvelope) => reply.serialize(honey) as string)
+  if (!sold.ok) throw sold.error
+  if (sold.charge !== null) {
+    reply.header(COST_HEADER, fromMicros(sold.charge.micros))
+    reply.header(BALANCE_HEADER, fromMicros(sold.charge.balanceMicros))
   }
+  return reply.type('application/json; charset=utf-8').send(sold.body)
 }
 
 const errorResponse = (description: string) => ({ ...ErrorBody, description })
@@ -151,7 +79,7 @@ function successHeaders (paid: boolean) {
   }
 }
 
-export function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
+function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
   return {
     200: { ...Honey(result), headers: successHeaders(bee === undefined || bee.paid) },
     400: ValidationErrorBody,
@@ -174,10 +102,23 @@ export function executeResponses (result: TSchema, bee?: { paid: boolean, upstre
   }
 }
 
+/** The hooks every execute route runs, in the pipeline's order; `validate` only where the route schema cannot. */
+function pipelineHooks (fastify: FastifyInstance, options: { validate: boolean, paid: boolean }): RouteShorthandOptions {
+  return {
+    preValidation: admitBee,
+    preHandler: [
+      ...(options.validate ? [validateBody] : []),
+      fastify.claimIdempotencyKey,
+      ...(options.paid ? [fastify.chargeForCall] : [])
+    ],
+    onSend: fastify.settleIdempotencyKey
+  }
+}
+
 /** Registers a Bee's own execute route, with its exact input and output schemas. */
 export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options: { upstream: boolean }) {
   const { id, name, description, inputSchema, outputSchema } = bee.record
-  const routeOptions: RouteShorthandOptions = {
+  fastify.post(`/bees/${id}/execute`, {
     schema: {
       tags: ['execute'],
       operationId: `execute-${id}`,
@@ -189,9 +130,26 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options:
       response: executeResponses(outputSchema as TSchema, { paid: bee.paid, upstream: options.upstream })
     },
     config: { bee },
-    preValidation: admitBee,
-    preHandler: bee.paid ? [fastify.claimIdempotencyKey, fastify.chargeForCall] : [fastify.claimIdempotencyKey],
-    onSend: fastify.settleIdempotencyKey
-  }
-  fastify.post(`/bees/${id}/execute`, routeOptions, runBee)
+    ...pipelineHooks(fastify, { validate: false, paid: bee.paid })
+  }, runBee)
+}
+
+/** Registers the execute route of any Bee by id: the body is validated by the core, against the Bee it names. */
+export function mountGenericExecute (fastify: FastifyInstance) {
+  fastify.post('/bees/:id/execute', {
+    schema: {
+      tags: ['execute'],
+      operationId: 'execute-bee',
+      summary: 'Execute any Bee by id',
+      description: 'Runs the Bee with the JSON body as its input (see the Bee\'s inputSchema) and answers Honey. ' +
+        'Each active Bee also has its own path in this document, with its exact schemas.',
+      security: [{}, { walletToken: [] }],
+      params: BeeIdParams,
+      headers: IdempotencyHeaders,
+      body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
+      response: executeResponses(AnyResult)
+    },
+    // Payment is the core's to decide here: a free Bee passes its step untouched.
+    ...pipelineHooks(fastify, { validate: true, paid: true })
+  }, runBee)
 }

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { beeNotFound } from '../../core/errors.js'
-import { admitBee, executeResponses, IdempotencyHeaders, runBee } from '../execute-route.js'
+import { mountGenericExecute } from '../execute-route.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
-import { AnyResult, BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
+import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
 
 export const DEFAULT_PAGE = 100
 
@@ -94,36 +94,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.type('application/json; charset=utf-8').send(cached.body as never)
   })
 
-  fastify.post('/bees/:id/execute', {
-    schema: {
-      tags: ['execute'],
-      operationId: 'execute-bee',
-      summary: 'Execute any Bee by id',
-      description: 'Runs the Bee with the JSON body as its input (see the Bee\'s inputSchema) and answers Honey. ' +
-        'Each active Bee also has its own path in this document, with its exact schemas.',
-      security: [{}, { walletToken: [] }],
-      params: BeeIdParams,
-      headers: IdempotencyHeaders,
-      body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
-      response: executeResponses(AnyResult)
-    },
-    preValidation: admitBee,
-    preHandler: [
-      async (request) => {
-        const bee = request.bee
-        if (bee !== null && !bee.validateInput(request.body)) {
-          throw Object.assign(new Error('body validation failed'), {
-            validation: bee.validateInput.errors ?? [],
-            validationContext: 'body',
-            statusCode: 400
-          })
-        }
-      },
-      fastify.claimIdempotencyKey,
-      fastify.chargeForCall
-    ],
-    onSend: fastify.settleIdempotencyKey
-  }, runBee)
+  mountGenericExecute(fastify)
 }
 
 export default beeRoutes

@@ -1,0 +1,25 @@
+import fp from 'fastify-plugin'
+import type { Execution } from '../src/core/execution/execution.js'
+import { Executor } from '../src/core/execution/executor.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The one execution pipeline every door calls (HTTP's execute routes, MCP). */
+    executor: Executor
+  }
+  interface FastifyRequest {
+    /** The execution an execute request carries from hook to hook; null elsewhere. */
+    execution: Execution | null
+  }
+}
+
+export default fp(async (fastify) => {
+  const { config, registry, ledger } = fastify
+  fastify.decorate('executor', new Executor({
+    registry,
+    ledger,
+    idempotency: { ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS },
+    holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS
+  }))
+  fastify.decorateRequest('execution', null)
+}, { name: 'executor', dependencies: ['config', 'ledger', 'registry'] })

@@ -1,0 +1,48 @@
+import { ApiError, beeNotFound, validationFailed } from '../errors.js'
+import { hashSecret } from '../ledger/secrets.js'
+import type { Logger } from '../logger.js'
+import type { RegisteredBee, Registry } from '../registry.js'
+import type { Execution, Step } from './execution.js'
+
+export interface Admission {
+  /** The Bee, or its id to look up in the registry. */
+  bee: RegisteredBee | string
+  walletToken: string | undefined
+  requestId: string
+  log: Logger
+}
+
+/**
+ * First step: the Bee exists (404 before the body is even looked at) and is not inactive (409).
+ * A deprecated Bee is admitted; each door tells its caller so (HTTP: Deprecation and Sunset).
+ */
+export function admit (registry: Registry, admission: Admission): Step<{ execution: Execution }> {
+  const bee = typeof admission.bee === 'string' ? registry.get(admission.bee) : admission.bee
+  if (bee === undefined) return { ok: false, error: beeNotFound(admission.bee as string) }
+  const { id, status, statusMessage } = bee.record
+  if (status === 'inactive') {
+    return {
+      ok: false,
+      error: new ApiError(409, 'BEE_INACTIVE', `${id} is inactive${statusMessage === null ? '' : `: ${statusMessage}`}. It cannot be executed now.`)
+    }
+  }
+  const token = admission.walletToken
+  return {
+    ok: true,
+    execution: {
+      bee,
+      requestId: admission.requestId,
+      log: admission.log,
+      tokenHash: token === undefined || token.length === 0 ? null : hashSecret(token),
+      claim: null,
+      hold: null
+    }
+  }
+}
+
+/** The input against the Bee's inputSchema (HTTP's per-Bee routes have Fastify do this from the route schema). */
+export function validateInput (execution: Execution, input: unknown): Step {
+  const { validateInput } = execution.bee
+  if (validateInput(input)) return { ok: true }
+  return { ok: false, error: validationFailed(validateInput.errors ?? [], 'body', 'body') }
+}

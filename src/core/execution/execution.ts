@@ -1,0 +1,69 @@
+import type { ApiError } from '../errors.js'
+import type { Logger } from '../logger.js'
+import type { RegisteredBee } from '../registry.js'
+
+/** The hold placed before the Bee runs: captured with the answer, or voided if the Bee fails. */
+export interface Hold {
+  id: number
+  walletId: string
+  micros: number
+  /** The wallet's available balance once the hold was placed. */
+  balanceMicros: number
+}
+
+/** A claimed Idempotency-Key; `holdId` is the pending hold of an abandoned claim this execution took over. */
+export interface Claim {
+  scope: string
+  key: string
+  holdId: number | null
+}
+
+/**
+ * One execution on its way through the pipeline: what each step learned, for the next. Every door
+ * keeps one per call (HTTP on the request, MCP and jobs in a local).
+ */
+export interface Execution {
+  readonly bee: RegisteredBee
+  readonly requestId: string
+  readonly log: Logger
+  /** The presented wallet credential, hashed as the ledger stores it; null when none was sent. */
+  readonly tokenHash: string | null
+  /** Set by the claim step; cleared once the answer is stored with it (or the key is released). */
+  claim: Claim | null
+  /** Set by the payment step on a pay-per-use Bee. */
+  hold: Hold | null
+}
+
+/** The Honey envelope, as the pipeline builds it (the Bee's own result schema is checked separately). */
+export interface Honey {
+  beeId: string
+  timestamp: string
+  result: unknown
+  confidence: number
+  freshness: number
+}
+
+/** What a call cost: absent for free Bees and idempotent replays. */
+export interface Charge {
+  micros: number
+  /** The wallet's available balance after the call. */
+  balanceMicros: number
+}
+
+/** A step that either lets the execution go on or says why it stops. */
+export type Step<T = object> = ({ ok: true } & T) | { ok: false, error: ApiError }
+
+/** What an execution ends in: Honey (with its serialized bytes, the same a replay serves) or an error. */
+export type ExecutionOutcome = Step<{ honey: Honey, body: string, replayed: boolean, charge: Charge | null }>
+
+/** A call to execute a Bee, as any door hands it to the core. */
+export interface ExecutionRequest {
+  beeId: string
+  input: unknown
+  /** The wallet credential (X-Registry-Wallet-Token, or the door's equivalent); undefined when absent. */
+  walletToken: string | undefined
+  /** The Idempotency-Key as received (checked by the claim step); undefined when absent. */
+  idempotencyKey: unknown
+  requestId: string
+  log: Logger
+}

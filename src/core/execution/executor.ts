@@ -1,0 +1,74 @@
+import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
+import type { LedgerStore } from '../ledger/store.js'
+import type { Registry } from '../registry.js'
+import { admit, validateInput, type Admission } from './admission.js'
+import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
+import { holdPayment } from './payment.js'
+import { runAndSell } from './sale.js'
+
+export interface ExecutorOptions {
+  registry: Registry
+  ledger: LedgerStore
+  idempotency: IdempotencyLimits
+  holdTimeoutSeconds: number
+}
+
+/**
+ * The one execution pipeline: admit → validate → claim the idempotency key → hold → run → check
+ * output → Honey → capture | void. `execute` runs it whole for doors that hand over a call at once
+ * (MCP, jobs); HTTP's execute routes call the steps from their hooks, so that validation still comes
+ * from each Bee's route schema and payment stays a preHandler. Either way the money moves here only.
+ */
+export class Executor {
+  readonly #options: ExecutorOptions
+
+  constructor (options: ExecutorOptions) {
+    this.#options = options
+  }
+
+  admit (admission: Admission): Step<{ execution: Execution }> {
+    return admit(this.#options.registry, admission)
+  }
+
+  validate (execution: Execution, input: unknown): Step {
+    return validateInput(execution, input)
+  }
+
+  claim (execution: Execution, key: unknown, input: unknown): Promise<Step<{ replay: Replay | null }>> {
+    return claimKey(this.#options.ledger, this.#options.idempotency, execution, key, input)
+  }
+
+  hold (execution: Execution): Promise<Step> {
+    return holdPayment(this.#options.ledger, execution, this.#options.holdTimeoutSeconds)
+  }
+
+  run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {
+    return runAndSell(this.#options.ledger, execution, input, serialize)
+  }
+
+  /** Frees the key of an execution that did not complete; call it once the call has ended, whatever its outcome. */
+  release (execution: Execution): Promise<void> {
+    return releaseKey(this.#options.ledger, execution)
+  }
+
+  async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
+    const admitted = this.admit({ bee: request.beeId, walletToken: request.walletToken, requestId: request.requestId, log: request.log })
+    if (!admitted.ok) return admitted
+    const { execution } = admitted
+    const valid = this.validate(execution, request.input)
+    if (!valid.ok) return valid
+    try {
+      const claimed = await this.claim(execution, request.idempotencyKey, request.input)
+      if (!claimed.ok) return claimed
+      if (claimed.replay !== null) {
+        const { body } = claimed.replay
+        return { ok: true, honey: JSON.parse(body) as Honey, body, replayed: true, charge: null }
+      }
+      const held = await this.hold(execution)
+      if (!held.ok) return held
+      return await this.run(execution, request.input)
+    } finally {
+      await this.release(execution)
+    }
+  }
+}

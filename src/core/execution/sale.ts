@@ -1,0 +1,85 @@
+import { ApiError } from '../errors.js'
+import type { LedgerStore } from '../ledger/store.js'
+import type { RegisteredBee } from '../registry.js'
+import type { Execution, ExecutionOutcome, Honey } from './execution.js'
+
+const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
+
+function invalidOutput (bee: RegisteredBee, what: string): ApiError {
+  return new ApiError(bee.remote ? 502 : 500, 'BEE_OUTPUT_INVALID', `${bee.record.id} ${what}. You were not charged.`)
+}
+
+/**
+ * The hold was settled before this execution could capture it: the sweeper voided it (the call ran
+ * past HOLD_TIMEOUT_SECONDS) or another execution under the same key captured it. Either way this
+ * answer was not paid for by this call, so it is not served.
+ */
+function holdSettled (): ApiError {
+  return new ApiError(503, 'HOLD_EXPIRED', 'The hold on your wallet was released before this call finished (it took longer ' +
+    'than HOLD_TIMEOUT_SECONDS), so its answer is not served and you were not charged for it. Retry (with the same ' +
+    'Idempotency-Key, if you sent one).')
+}
+
+/**
+ * Captures the hold and keeps the answer for replay in one transaction, so a crash can never leave
+ * a sale without its stored answer (a retry would pay again) or an answer stored for free.
+ */
+async function sell (ledger: LedgerStore, execution: Execution, body: string): Promise<void> {
+  const { claim, hold } = execution
+  const completion = claim === null ? null : { scope: claim.scope, key: claim.key, status: 200, body }
+  if (hold !== null) {
+    if (!await ledger.captureHold(hold.id, execution.requestId, completion)) throw holdSettled()
+  } else if (completion !== null) {
+    await ledger.completeIdempotencyKey(completion)
+  }
+  // Completed with the answer: not to be released.
+  execution.claim = null
+}
+
+async function voidHold (ledger: LedgerStore, execution: Execution, holdId: number): Promise<void> {
+  try {
+    await ledger.voidHold(holdId, execution.requestId)
+  } catch (error) {
+    // The hold stays pending: the sweeper voids it once it expires.
+    execution.log.error({ err: error, holdId }, 'void failed')
+  }
+}
+
+/**
+ * The rest of the pipeline: run the Bee, check its output against its outputSchema, wrap it in
+ * Honey, serialize it (the bytes every replay serves), then capture the hold and store the answer
+ * together. Any failure before the capture voids the hold, serializing included: an answer that
+ * cannot be serialized (nested too deep) must not keep the caller's money.
+ */
+export async function runAndSell (ledger: LedgerStore, execution: Execution, input: unknown,
+  serialize: (honey: Honey) => string): Promise<ExecutionOutcome> {
+  const { bee, hold, log } = execution
+  let honey: Honey
+  let body: string
+  try {
+    const outcome = await bee.definition.execute(input, { log, requestId: execution.requestId })
+    if (!bee.validateOutput(outcome.result)) {
+      log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
+      throw invalidOutput(bee, 'produced an answer that breaks its own outputSchema')
+    }
+    honey = {
+      beeId: bee.record.id,
+      timestamp: new Date().toISOString(),
+      result: outcome.result,
+      confidence: clamp01(outcome.confidence),
+      freshness: Math.max(0, outcome.freshness)
+    }
+    try {
+      body = serialize(honey)
+    } catch (error) {
+      log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
+      throw invalidOutput(bee, 'produced an answer that cannot be serialized')
+    }
+    await sell(ledger, execution, body)
+  } catch (error) {
+    if (hold !== null) await voidHold(ledger, execution, hold.id)
+    if (error instanceof ApiError) return { ok: false, error }
+    throw error
+  }
+  return { ok: true, honey, body, replayed: false, charge: hold === null ? null : { micros: hold.micros, balanceMicros: hold.balanceMicros } }
+}

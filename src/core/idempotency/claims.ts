@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto'
+import { ApiError } from '../errors.js'
+import type { Execution, Step } from '../execution/execution.js'
+import type { LedgerStore } from '../ledger/store.js'
+import { WALLET_HEADER_NAME } from '../schemas.js'
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+
+export interface IdempotencyLimits {
+  ttlSeconds: number
+  /** An in-flight claim older than this is taken to be abandoned, and may be taken over by its retry. */
+  leaseSeconds: number
+}
+
+/** The stored answer to an earlier request with the same key, served as it was. */
+export interface Replay { status: number, body: string }
+
+/** Keys are scoped to the wallet: the same key from two wallets is two requests. */
+const scopeOf = (tokenHash: string) => `wallet:${tokenHash}`
+
+const requestHashOf = (beeId: string, input: unknown) =>
+  createHash('sha256').update(beeId).update('\n').update(JSON.stringify(input)).digest('hex')
+
+/**
+ * The idempotency step. A retry with the same key and input replays the first 200 and charges
+ * nothing; the same key with other input is 422; a retry while the first runs is 409. An answer is
+ * stored only for a caller with a wallet, so anonymous callers cannot make the server store anything:
+ * a key on a free Bee needs a valid wallet token too. No key: nothing to do.
+ */
+export async function claimKey (ledger: LedgerStore, limits: IdempotencyLimits, execution: Execution, key: unknown,
+  input: unknown): Promise<Step<{ replay: Replay | null }>> {
+  if (key === undefined) return { ok: true, replay: null }
+  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+    return { ok: false, error: new ApiError(400, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 visible ASCII characters; a UUID is ideal.') }
+  }
+  const { bee, tokenHash } = execution
+  if (bee.paid) {
+    // Without a token a paid call is refused by the payment step anyway: nothing to claim.
+    if (tokenHash === null) return { ok: true, replay: null }
+  } else if (tokenHash === null || await ledger.getWalletByToken(tokenHash) === null) {
+    return {
+      ok: false,
+      error: new ApiError(400, 'IDEMPOTENCY_WALLET_REQUIRED', `${tokenHash === null ? '' : `No wallet has the token in ${WALLET_HEADER_NAME}. `}` +
+        `An Idempotency-Key on a free Bee is honoured only with a valid wallet token in ${WALLET_HEADER_NAME} (nothing is ` +
+        'charged; the stored answer is kept under that wallet): send one, or drop the key.')
+    }
+  }
+  const scope = scopeOf(tokenHash)
+  const outcome = await ledger.claimIdempotencyKey({
+    scope, key, requestHash: requestHashOf(bee.record.id, input), ttlSeconds: limits.ttlSeconds, leaseSeconds: limits.leaseSeconds
+  })
+  switch (outcome.state) {
+    case 'claimed':
+      execution.claim = { scope, key, holdId: outcome.holdId }
+      return { ok: true, replay: null }
+    case 'in-flight':
+      return { ok: false, error: new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still running; retry in a moment to get its result.') }
+    case 'mismatch':
+      return { ok: false, error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new request.') }
+    case 'replay':
+      return { ok: true, replay: { status: outcome.status, body: outcome.body } }
+  }
+}
+
+/**
+ * Frees a key whose execution did not complete (a sale completes it, with the capture), so the retry
+ * of a failure really retries. Nothing was sold: the hold, if any, was voided.
+ */
+export async function releaseKey (ledger: LedgerStore, execution: Execution): Promise<void> {
+  const { claim } = execution
+  if (claim === null) return
+  execution.claim = null
+  await ledger.releaseIdempotencyKey(claim.scope, claim.key)
+}

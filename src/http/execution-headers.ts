@@ -1,0 +1,5 @@
+/** The headers an execute route reads and writes besides the wallet token. */
+export const IDEMPOTENCY_HEADER = 'idempotency-key'
+export const REPLAYED_HEADER = 'idempotent-replayed'
+export const COST_HEADER = 'x-registry-cost'
+export const BALANCE_HEADER = 'x-registry-balance'
