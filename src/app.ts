@@ -21,6 +21,7 @@ import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './http/routes/bees.js'
+import mcpRoutes from './http/routes/mcp.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
@@ -87,4 +88,5 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(credentialRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
+  await fastify.register(mcpRoutes)
 }

@@ -1,0 +1,63 @@
+import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/server'
+import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import { fromMicros } from '../../core/money.js'
+import { fromApiError, type Era } from './errors.js'
+import { META } from './meta.js'
+
+/** What the HTTP request around a tools/call carries for it. */
+export interface CallContext {
+  /** X-Registry-Wallet-Token of the HTTP request, if any. */
+  walletToken: string | undefined
+  /** Idempotency-Key of the HTTP request as received (the core checks it). */
+  idempotencyKey: string | string[] | undefined
+  requestId: string
+  log: ExecutionRequest['log']
+}
+
+const metaString = (meta: Record<string, unknown> | undefined, key: string) => {
+  const value = meta?.[key]
+  return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * The core's request for a tools/call. The HTTP headers win over `_meta`: they are what a gateway in
+ * front of Apiary sees and may set (an operator can inject a wallet for a whole MCP client), and a
+ * client that puts one in both places sends the same one. `_meta` serves clients whose MCP
+ * configuration cannot set headers.
+ */
+export function executionRequest (params: CallToolRequestParams, context: CallContext): ExecutionRequest {
+  const meta = params._meta as Record<string, unknown> | undefined
+  return {
+    beeId: params.name,
+    input: params.arguments ?? {},
+    walletToken: context.walletToken ?? metaString(meta, META.walletToken),
+    idempotencyKey: context.idempotencyKey ?? meta?.[META.idempotencyKey],
+    requestId: context.requestId,
+    log: context.log
+  }
+}
+
+/**
+ * The core's outcome as a tools/call result: Honey's `result` is the structuredContent (it passed the
+ * Bee's outputSchema in the core), its JSON the text, and the rest of Honey (plus the charge, when
+ * there was one, in the Bee's currency) the `_meta`.
+ */
+export function toCallResult (beeId: string, currency: string, outcome: ExecutionOutcome, era: Era): CallToolResult {
+  if (!outcome.ok) return fromApiError(beeId, outcome.error, era)
+  const { honey, replayed, charge } = outcome
+  const result = honey.result as Record<string, unknown>
+  return {
+    content: [{ type: 'text', text: JSON.stringify(result) }],
+    structuredContent: result,
+    _meta: {
+      [META.beeId]: honey.beeId,
+      [META.timestamp]: honey.timestamp,
+      [META.confidence]: honey.confidence,
+      [META.freshness]: honey.freshness,
+      [META.replayed]: replayed,
+      ...(charge === null
+        ? {}
+        : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency } })
+    }
+  }
+}

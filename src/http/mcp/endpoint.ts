@@ -1,0 +1,48 @@
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler } from '@modelcontextprotocol/server'
+import type { CallContext } from './call.js'
+import { mcpServer, type McpOptions } from './server.js'
+
+/**
+ * Streamable HTTP, stateless, answered with JSON, for both protocol eras. The SDK's handler serves the
+ * 2026-07-28 revision (the per-request envelope); 2025-era requests (initialize, then requests without
+ * the envelope) go to a fresh server on a session-less transport per request, in JSON mode: the SDK's
+ * own 2025 fallback would answer them as an SSE stream.
+ */
+export class McpEndpoint {
+  readonly #options: McpOptions
+  /** What each in-flight request carries for its calls, found again by the server factory. */
+  readonly #contexts = new WeakMap<Request, CallContext>()
+  readonly #modern: McpHttpHandler
+
+  constructor (options: McpOptions) {
+    this.#options = options
+    // 'auto' answers with one JSON body unless a handler sends a message before its result, which
+    // these never do ('json' would do the same, and print a warning at every start).
+    this.#modern = createMcpHandler(({ era, requestInfo }) => {
+      const context = requestInfo === undefined ? undefined : this.#contexts.get(requestInfo)
+      if (context === undefined) throw new Error('MCP request without its context')
+      return mcpServer(this.#options, context, era)
+    }, { legacy: 'reject', responseMode: 'auto' })
+  }
+
+  async serve (request: Request, message: unknown, context: CallContext): Promise<Response> {
+    if (await isLegacyRequest(request, message)) return await this.#serveLegacy(request, message, context)
+    this.#contexts.set(request, context)
+    return await this.#modern.fetch(request, { parsedBody: message })
+  }
+
+  async #serveLegacy (request: Request, message: unknown, context: CallContext): Promise<Response> {
+    const server = mcpServer(this.#options, context, 'legacy')
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, { parsedBody: message })
+    } finally {
+      await server.close()
+    }
+  }
+
+  close (): Promise<void> {
+    return this.#modern.close()
+  }
+}

@@ -1,0 +1,47 @@
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
+import { bodyOf, type ApiError } from '../../core/errors.js'
+
+/** The protocol era of the exchange: 2025-era clients (initialize handshake) or 2026-07-28 (per-request envelope). */
+export type Era = 'legacy' | 'modern'
+
+/**
+ * A 402 body as an x402-aware MCP client recognises it (x402 MCP transport: `isError` with an object
+ * holding `x402Version` and `accepts`). Apiary takes prepaid wallets, not x402 payment schemes, so
+ * `accepts` is empty: such a client sees that payment is required and that it has no scheme to pay
+ * with here, and the same body tells a model which header wants a funded wallet token.
+ */
+function withX402 (beeId: string, body: Record<string, unknown>): Record<string, unknown> {
+  return { ...body, x402Version: 2, resource: { url: `mcp://tool/${beeId}`, mimeType: 'application/json' }, accepts: [] }
+}
+
+/**
+ * A tool execution error: the HTTP error body, as text and, on the 2026-07-28 revision, as
+ * structuredContent. 2025-era answers carry the text alone: the 1.x TypeScript SDK client (the most
+ * widely deployed) checks structuredContent against the tool's outputSchema even on an error result and
+ * throws away the answer (typescript-sdk#1943), while the text form is what x402 clients fall back to.
+ */
+export function toolError (body: Record<string, unknown>, era: Era): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    ...(era === 'modern' ? { structuredContent: body } : {})
+  }
+}
+
+/** Refusals that mean the tool cannot be called at all: the spec's "unknown tool". */
+const toolGone = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
+
+/**
+ * How a refusal of the core reaches an MCP client, as the spec sorts them: a tool that does not exist
+ * (or is inactive) is a protocol error, -32602 as for an unknown tool; our own fault is -32603;
+ * anything the model can act on (bad arguments, payment, conflicts, an upstream failure) is a tool
+ * execution error it sees and can correct. Our code travels in the error's data or in the body.
+ */
+export function fromApiError (beeId: string, error: ApiError, era: Era): CallToolResult {
+  const body = bodyOf(error)
+  if (toolGone.has(error.code)) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, body)
+  }
+  if (error.statusCode === 500) throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, body)
+  return toolError(error.statusCode === 402 ? withX402(beeId, body) : body, era)
+}

@@ -1,0 +1,109 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
+import { Type, type Static } from 'typebox'
+import { bodyOf, validationFailed } from '../../core/errors.js'
+import type { RegisteredBee, Registry } from '../../core/registry.js'
+import { BeeId, Pricing } from '../../core/schemas.js'
+import { compileBodySchema } from '../../core/validation.js'
+import { toolError, type Era } from './errors.js'
+import { toToolSchema } from './json-schema.js'
+
+export const FIND_BEES = 'find_bees'
+const MAX_LIMIT = 50
+
+export const FindBeesInput = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 200, description: 'Words to look for in the Bee\'s id, name, category and description; the best matches come first. Leave out to list by id.' })),
+  category: Type.Optional(Type.String({ maxLength: 100, description: 'Only Bees of this category (reasoning, data, utility, …).' })),
+  maxPrice: Type.Optional(Type.Number({ minimum: 0, description: 'Only Bees whose costPerCall is at most this, in the Bee\'s currency.' })),
+  freeOnly: Type.Optional(Type.Boolean({ description: 'Only free Bees.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 10, description: `How many Bees to return, 1 to ${MAX_LIMIT}.` }))
+}, { description: 'What to look for.' })
+type FindBeesInput = Static<typeof FindBeesInput>
+
+const FoundBee = Type.Object({
+  id: BeeId,
+  name: Type.String({ description: 'Human-readable name; the tool\'s title.' }),
+  description: Type.String({ description: 'What the Bee does, and what its confidence and freshness mean.' }),
+  category: Type.String({ description: 'Functional area.' }),
+  pricing: Pricing,
+  relevance: Type.Number({ minimum: 0, description: 'How well the Bee matches the query (higher is better); 0 without a query.' }),
+  inputSchema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the tool\'s arguments.' }),
+  outputSchema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the tool\'s structuredContent.' })
+}, { description: 'A Bee you can call as the tool named by its id.' })
+
+export const FindBeesOutput = Type.Object({
+  bees: Type.Array(FoundBee, { description: 'Matching active Bees, best match first (by id without a query).' })
+}, { description: 'Bees matching the search.' })
+type FindBeesOutput = Static<typeof FindBeesOutput>
+
+const validateInput = compileBodySchema(FindBeesInput)
+
+export const findBeesTool: Tool = {
+  name: FIND_BEES,
+  title: 'Find Bees',
+  description: 'Searches the Apiary catalog and returns matching Bees with their schemas and prices, best match first. ' +
+    'Search here first, then call a Bee by its id: every Bee is also a tool of its own.',
+  inputSchema: toToolSchema(FindBeesInput as never) as Tool['inputSchema'],
+  outputSchema: toToolSchema(FindBeesOutput as never) as Tool['inputSchema'],
+  annotations: { title: 'Find Bees', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+}
+
+/** Words of the query, lowercased; punctuation separates them like spaces. */
+const termsOf = (query: string) => query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((term) => term.length > 0)
+
+/**
+ * How well a Bee matches the query terms: the id weighs most (an exact id most of all), then the name,
+ * the category and the description. A Bee that matches no term scores 0.
+ */
+export function relevance (bee: RegisteredBee, terms: string[]): number {
+  const { id, name, category, description } = bee.record
+  const [lowName, lowCategory, lowDescription] = [name.toLowerCase(), category.toLowerCase(), description.toLowerCase()]
+  let score = 0
+  for (const term of terms) {
+    if (id === term) score += 8
+    else if (id.includes(term)) score += 4
+    if (lowName.includes(term)) score += 3
+    if (lowCategory === term) score += 2
+    if (lowDescription.includes(term)) score += 1
+  }
+  return score
+}
+
+function matches (bee: RegisteredBee, input: FindBeesInput): boolean {
+  const { record } = bee
+  if (record.status !== 'active') return false
+  if (input.category !== undefined && record.category.toLowerCase() !== input.category.toLowerCase()) return false
+  if (input.freeOnly === true && record.pricing.type !== 'free') return false
+  if (input.maxPrice !== undefined && record.pricing.costPerCall > input.maxPrice) return false
+  return true
+}
+
+/** find_bees: arguments that fail validation are a tool error the model can correct, as for any Bee. */
+export function findBees (registry: Registry, args: unknown, era: Era): CallToolResult {
+  // Validation fills in defaults; the caller's object stays as it was sent.
+  const input = structuredClone(args ?? {})
+  if (!validateInput(input)) return toolError(bodyOf(validationFailed(validateInput.errors ?? [], 'arguments', 'arguments')), era)
+  const found = search(registry, input as FindBeesInput)
+  return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found }
+}
+
+export function search (registry: Registry, input: FindBeesInput): FindBeesOutput {
+  const terms = termsOf(input.query ?? '')
+  const scored = registry.all()
+    .filter((bee) => matches(bee, input))
+    .map((bee) => ({ bee, score: relevance(bee, terms) }))
+    .filter(({ score }) => terms.length === 0 || score > 0)
+    // Stable: equal scores stay in id order.
+    .sort((a, b) => b.score - a.score)
+  return {
+    bees: scored.slice(0, input.limit ?? 10).map(({ bee, score }) => ({
+      id: bee.record.id,
+      name: bee.record.name,
+      description: bee.record.description,
+      category: bee.record.category,
+      pricing: { ...bee.record.pricing },
+      relevance: score,
+      inputSchema: toToolSchema(bee.record.inputSchema as never) as Record<string, never>,
+      outputSchema: toToolSchema(bee.record.outputSchema as never) as Record<string, never>
+    }))
+  }
+}

@@ -1,0 +1,38 @@
+import { Server } from '@modelcontextprotocol/server'
+import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { Registry } from '../../core/registry.js'
+import { WALLET_HEADER_NAME } from '../../core/schemas.js'
+import { executionRequest, toCallResult, type CallContext } from './call.js'
+import type { Era } from './errors.js'
+import { FIND_BEES, findBees } from './find-bees.js'
+import { listTools } from './list.js'
+
+export interface McpOptions {
+  registry: Registry
+  execute (request: ExecutionRequest): Promise<ExecutionOutcome>
+}
+
+const instructions = 'Every Bee of the Apiary registry is a tool named by its id. Call find_bees to search the catalog ' +
+  `(by words, category or price), then call the Bee. Pay-per-use Bees need a funded wallet token in the ${WALLET_HEADER_NAME} ` +
+  'HTTP header (or in the call\'s _meta as "ai.apiary/walletToken"); their price is in each tool\'s _meta "ai.apiary/pricing".'
+
+/**
+ * The MCP server for one HTTP request (stateless: nothing outlives the exchange, so any instance can
+ * answer any request). The low-level server, since Bees carry JSON Schema rather than Zod.
+ */
+export function mcpServer (options: McpOptions, context: CallContext, era: Era): Server {
+  const { registry, execute } = options
+  const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
+    capabilities: { tools: {} },
+    instructions,
+    // The list is the same for every caller, and changes whenever a Bee is published, changed or removed.
+    cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'public' } }
+  })
+  server.setRequestHandler('tools/list', (request) => listTools(registry, request.params?.cursor))
+  server.setRequestHandler('tools/call', async ({ params }) => {
+    if (params.name === FIND_BEES) return findBees(registry, params.arguments, era)
+    const currency = registry.get(params.name)?.record.pricing.currency ?? ''
+    return toCallResult(params.name, currency, await execute(executionRequest(params, context)), era)
+  })
+  return server
+}

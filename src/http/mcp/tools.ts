@@ -1,0 +1,36 @@
+import type { Tool } from '@modelcontextprotocol/server'
+import type { RegisteredBee } from '../../core/registry.js'
+import { toToolSchema } from './json-schema.js'
+import { META } from './meta.js'
+
+type ToolSchema = Tool['inputSchema']
+
+/**
+ * A Bee as an MCP tool. A paid call moves money out of the caller's wallet, so a paid Bee is not
+ * read-only (a client may run read-only tools without asking) and not idempotent (every call without
+ * an Idempotency-Key charges again); a free Bee changes nothing. Remote (published) Bees reach a
+ * publisher's server: an open world.
+ */
+export function beeTool (bee: RegisteredBee): Tool {
+  const { record } = bee
+  return {
+    name: record.id,
+    title: record.name,
+    description: record.description,
+    inputSchema: toToolSchema(record.inputSchema as never) as ToolSchema,
+    outputSchema: toToolSchema(record.outputSchema as never) as ToolSchema,
+    annotations: {
+      title: record.name,
+      readOnlyHint: !bee.paid,
+      destructiveHint: false,
+      idempotentHint: !bee.paid,
+      openWorldHint: bee.remote
+    },
+    _meta: {
+      [META.pricing]: { ...record.pricing },
+      [META.status]: record.status,
+      [META.category]: record.category,
+      [META.colony]: record.colony
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { ErrorBody } from '../../core/schemas.js'
+import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
+import { McpEndpoint } from '../mcp/endpoint.js'
+import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../mcp/json-rpc.js'
+import { toWebRequest, sendWebResponse } from '../mcp/web.js'
+import { walletTokenOf } from '../wallet-token.js'
+
+/** POST /mcp: the Model Context Protocol door to the execution pipeline. Every active Bee is a tool. */
+const mcpRoutes: FastifyPluginAsync = async (fastify) => {
+  const endpoint = new McpEndpoint({ registry: fastify.registry, execute: (request) => fastify.executor.execute(request) })
+  fastify.addHook('onClose', () => endpoint.close())
+
+  // What the app refuses before the handler runs (bad JSON, too large, too deep, wrong media type)
+  // comes from its error handler in the standard body; an MCP client reads JSON-RPC, so it is wrapped
+  // in a JSON-RPC error before the response schema serializes it. The SDK's own answers are text.
+  fastify.addHook('preSerialization', async (_request, reply, payload: ErrorBody | object) => {
+    return reply.statusCode >= 400 && 'code' in payload ? jsonRpcRefusal(reply.statusCode, payload) : payload
+  })
+
+  fastify.post('/mcp', {
+    schema: {
+      tags: ['execute'],
+      operationId: 'mcp',
+      summary: 'Model Context Protocol (Streamable HTTP, stateless)',
+      description: 'Every active Bee as an MCP tool, plus find_bees to search them. Protocol versions 2025-06-18, ' +
+        '2025-11-25 (initialize handshake, no session) and 2026-07-28 (per-request envelope); answers are JSON, never ' +
+        'an SSE stream (except subscriptions/listen). Pay-per-use Bees take the wallet token from X-Registry-Wallet-Token, ' +
+        'else from the call\'s _meta "ai.apiary/walletToken"; Idempotency-Key likewise ("ai.apiary/idempotencyKey"). ' +
+        'GET and DELETE are not offered (405): there are no sessions and no server-initiated streams.',
+      body: JsonRpcRequest,
+      response: {
+        200: JsonRpcResponse,
+        202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
+        400: { ...JsonRpcError, description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' },
+        406: { ...JsonRpcError, description: 'Accept does not include application/json.' },
+        413: { ...JsonRpcError, description: 'The body is larger than BODY_LIMIT_BYTES.' },
+        415: { ...JsonRpcError, description: 'Content-Type is not application/json (or not UTF-8).' },
+        500: { ...JsonRpcError, description: 'Something went wrong on our side (-32603).' }
+      }
+    },
+    // The SDK checks the message and answers in JSON-RPC (-32600, -32601, -32602): route validation
+    // would answer in the app's error shape instead. The schema above documents it.
+    validatorCompiler: () => () => true
+  }, async (request, reply) => {
+    const response = await endpoint.serve(toWebRequest(request, request.body), request.body, {
+      walletToken: walletTokenOf(request),
+      idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
+      requestId: request.id,
+      log: request.log
+    })
+    return await sendWebResponse(reply, response)
+  })
+}
+
+export default mcpRoutes
