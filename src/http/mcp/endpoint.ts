@@ -42,6 +42,12 @@ export class McpEndpoint {
     }
   }
 
+  /** Tells the open subscriptions/listen streams (2026-07-28) that the tool list changed. */
+  toolsChanged (): void {
+    this.#modern.notify.toolsChanged()
+  }
+
+  /** Ends the open subscriptions/listen streams, so that the server can close. */
   close (): Promise<void> {
     return this.#modern.close()
   }

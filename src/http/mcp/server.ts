@@ -23,7 +23,9 @@ const instructions = 'Every Bee of the Apiary registry is a tool named by its id
 export function mcpServer (options: McpOptions, context: CallContext, era: Era): Server {
   const { registry, execute } = options
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
-    capabilities: { tools: {} },
+    // 2025-era requests come without a session, so there is no stream to announce a change on; on
+    // 2026-07-28 a client opens one with subscriptions/listen.
+    capabilities: { tools: { listChanged: era === 'modern' } },
     instructions,
     // The list is the same for every caller, and changes whenever a Bee is published, changed or removed.
     cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'public' } }

@@ -8,8 +8,21 @@ import { walletTokenOf } from '../wallet-token.js'
 
 /** POST /mcp: the Model Context Protocol door to the execution pipeline. Every active Bee is a tool. */
 const mcpRoutes: FastifyPluginAsync = async (fastify) => {
-  const endpoint = new McpEndpoint({ registry: fastify.registry, execute: (request) => fastify.executor.execute(request) })
-  fastify.addHook('onClose', () => endpoint.close())
+  const { registry, executor } = fastify
+  const endpoint = new McpEndpoint({ registry, execute: (request) => executor.execute(request) })
+  // The registry counts its changes (version) but announces none: listeners hear of one within a second.
+  let seen = registry.version
+  const watch = setInterval(() => {
+    if (registry.version === seen) return
+    seen = registry.version
+    endpoint.toolsChanged()
+  }, 1000)
+  watch.unref()
+  // Before the server closes: an open listen stream would keep it waiting.
+  fastify.addHook('preClose', async () => {
+    clearInterval(watch)
+    await endpoint.close()
+  })
 
   // What the app refuses before the handler runs (bad JSON, too large, too deep, wrong media type)
   // comes from its error handler in the standard body; an MCP client reads JSON-RPC, so it is wrapped

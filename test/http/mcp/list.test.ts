@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { test } from 'tap'
 import { startFakeBee } from '../../fake-bee.js'
 import { adminHeaders } from '../../helper.js'
@@ -135,4 +136,37 @@ test('find_bees ranks by how well the query matches, and filters by category and
   const refused = await client.callTool({ name: 'find_bees', arguments: { limit: 0 } })
   t.equal(refused.isError, true)
   t.match(JSON.parse(refused.content[0].text), { code: 'VALIDATION_FAILED', details: [{ field: '/limit' }] })
+})
+
+test('on 2026-07-28 a listening client hears that the tool list changed; 2025-era clients are promised nothing', async (t) => {
+  const { app, url } = await listening(t, { env })
+  const fake = await startFakeBee()
+  t.teardown(fake.close)
+  const publisher = await createPublisher(app)
+  const legacy = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+  })
+  t.same(((await legacy.json()) as { result: { capabilities: unknown } }).result.capabilities, { tools: { listChanged: false } })
+
+  const client = new Client({ name: 'apiary-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(new StreamableHTTPClientTransport(url))
+  t.teardown(() => client.close())
+  t.same(client.getServerCapabilities()?.tools, { listChanged: true })
+  let changed = 0
+  let heard = () => {}
+  const announced = new Promise<void>((resolve) => { heard = resolve })
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    changed++
+    heard()
+  })
+  const subscription = await client.listen({ toolsListChanged: true })
+  t.same(subscription.honoredFilter, { toolsListChanged: true })
+  await new Promise((resolve) => setTimeout(resolve, 1200))
+  t.equal(changed, 0, 'nothing changed, nothing heard')
+  await publish(app, publisher.headers, beeBody('announced', fake.url))
+  await announced
+  t.ok(changed > 0, 'heard of the publish')
+  await subscription.close()
 })
