@@ -1,6 +1,9 @@
 import { test } from 'tap'
+import { Type } from 'typebox'
+import { startFakeBee } from '../../fake-bee.js'
 import { startFakeOpenMeteo } from '../../fake-open-meteo.js'
 import { balanceOf, createWallet } from '../../helper.js'
+import { beeBody, createPublisher, publish } from '../../publishing-helper.js'
 import { allTools, clients, listening } from './clients.js'
 
 async function setup (t: Parameters<typeof listening>[0]) {
@@ -143,4 +146,37 @@ test('an idempotent retry is charged once whether it comes over HTTP or MCP', as
   })
   t.equal(again.headers['idempotent-replayed'], 'true', 'the HTTP retry replays the MCP answer')
   t.equal(await balanceOf(app, wallet.id), 0.998, 'two keys, two charges, whatever the door')
+})
+
+test('a Bee that fails is a tool error for a publisher\'s Bee and an internal error for a built-in one, charged to no one', async (t) => {
+  const meteo = await startFakeOpenMeteo()
+  t.teardown(meteo.close)
+  const fake = await startFakeBee()
+  t.teardown(fake.close)
+  const { app, url } = await listening(t, { env: { OPEN_METEO_URL: meteo.url, EGRESS_ALLOWLIST: '127.0.0.1' } })
+  const wallet = await createWallet(app, 1)
+  const publisher = await createPublisher(app)
+  await publish(app, publisher.headers, beeBody('flaky', fake.url, { pricing: { type: 'pay-per-use', costPerCall: 0.5 } }))
+  fake.mode = 'error'
+  app.registry.register({
+    id: 'broken',
+    name: 'Broken',
+    description: 'Answers outside its own schema.',
+    category: 'utility',
+    colony: 'core',
+    type: 'builtin',
+    ownerId: null,
+    pricing: { type: 'pay-per-use', costPerCall: 0.5, currency: 'USD' },
+    config: { primaryServices: [], executionMode: 'in-process', executionProvider: 'test' },
+    inputSchema: Type.Object({}),
+    outputSchema: Type.Object({ n: Type.Number() }),
+    execute: async () => ({ result: { n: 'not a number' } as never, confidence: 1, freshness: 0 })
+  })
+  const { client } = await clients[modern]!(url, { 'X-Registry-Wallet-Token': wallet.token })
+  t.teardown(() => client.close())
+  const upstream = await client.callTool({ name: 'flaky', arguments: { text: 'hey' } })
+  t.equal(upstream.isError, true)
+  t.equal(upstream.structuredContent.code, 'BEE_UPSTREAM_ERROR')
+  await t.rejects(client.callTool({ name: 'broken', arguments: {} }), { code: -32603, data: { code: 'BEE_OUTPUT_INVALID' } })
+  t.equal(await balanceOf(app, wallet.id), 1)
 })

@@ -8,7 +8,7 @@ const post = (url: URL, body: string, headers: Record<string, string> = {}) => f
 })
 
 test('malformed JSON-RPC is answered per the protocol, never with a 5xx', async (t) => {
-  const { url } = await listening(t)
+  const { url } = await listening(t, { env: { BODY_LIMIT_BYTES: '4096' } })
   const cases: Array<[string, string, number, number]> = [
     ['not JSON', '{"jsonrpc":', 400, -32700],
     ['not a JSON-RPC message', '{"hello":"world"}', 400, -32600],
@@ -30,9 +30,16 @@ test('malformed JSON-RPC is answered per the protocol, never with a 5xx', async 
   t.equal(unknown.status, 200)
   t.same(await unknown.json(), { jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found' } })
 
-  const text = await post(url, 'hello', { 'content-type': 'text/plain' })
-  t.equal(text.status, 415)
-  t.match(await text.json(), { jsonrpc: '2.0', error: { code: -32600, data: { code: 'UNSUPPORTED_MEDIA_TYPE' } } })
+  const refusals: Array<[string, Response, number, string]> = [
+    ['a media type that is not JSON', await post(url, 'hello', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a charset that is not UTF-8', await post(url, '{}', { 'content-type': 'application/json; charset=latin1' }), 415, 'UNSUPPORTED_CHARSET'],
+    ['a NUL character', await post(url, '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"a\\u0000"}}'), 400, 'NUL_CHARACTER'],
+    ['too large', await post(url, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(4096)}"}}`), 413, 'PAYLOAD_TOO_LARGE']
+  ]
+  for (const [what, response, status, code] of refusals) {
+    t.equal(response.status, status, what)
+    t.match(await response.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, data: { code } } }, what)
+  }
 })
 
 test('a stateless endpoint: no session, GET and DELETE are 405, requests need no handshake', async (t) => {
