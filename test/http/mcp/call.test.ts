@@ -158,17 +158,10 @@ test('a Bee that fails is a tool error for a publisher\'s Bee and an internal er
   const publisher = await createPublisher(app)
   await publish(app, publisher.headers, beeBody('flaky', fake.url, { pricing: { type: 'pay-per-use', costPerCall: 0.5 } }))
   fake.mode = 'error'
+  // A paid built-in whose handler breaks its own output schema.
   app.registry.register({
+    ...app.registry.get('sentiment-analyzer')!.definition,
     id: 'broken',
-    name: 'Broken',
-    description: 'Answers outside its own schema.',
-    category: 'utility',
-    colony: 'core',
-    type: 'builtin',
-    ownerId: null,
-    pricing: { type: 'pay-per-use', costPerCall: 0.5, currency: 'USD' },
-    config: { primaryServices: [], executionMode: 'in-process', executionProvider: 'test' },
-    inputSchema: Type.Object({}),
     outputSchema: Type.Object({ n: Type.Number() }),
     execute: async () => ({ result: { n: 'not a number' } as never, confidence: 1, freshness: 0 })
   })
@@ -177,6 +170,6 @@ test('a Bee that fails is a tool error for a publisher\'s Bee and an internal er
   const upstream = await client.callTool({ name: 'flaky', arguments: { text: 'hey' } })
   t.equal(upstream.isError, true)
   t.equal(upstream.structuredContent.code, 'BEE_UPSTREAM_ERROR')
-  await t.rejects(client.callTool({ name: 'broken', arguments: {} }), { code: -32603, data: { code: 'BEE_OUTPUT_INVALID' } })
+  await t.rejects(client.callTool({ name: 'broken', arguments: { text: 'Fine.' } }), { code: -32603, data: { code: 'BEE_OUTPUT_INVALID' } })
   t.equal(await balanceOf(app, wallet.id), 1)
 })
