@@ -1,5 +1,6 @@
 import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/server'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { Logger } from '../../core/logger.js'
 import { fromMicros } from '../../core/money.js'
 import { fromApiError, type Era } from './errors.js'
 import { META } from './meta.js'
@@ -11,7 +12,7 @@ export interface CallContext {
   /** Idempotency-Key of the HTTP request as received (the core checks it). */
   idempotencyKey: string | string[] | undefined
   requestId: string
-  log: ExecutionRequest['log']
+  log: Logger
 }
 
 const metaString = (meta: Record<string, unknown> | undefined, key: string) => {

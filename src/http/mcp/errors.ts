@@ -16,8 +16,8 @@ function withX402 (beeId: string, body: Record<string, unknown>): Record<string,
 
 /**
  * A tool execution error: the HTTP error body, as text and, on the 2026-07-28 revision, as
- * structuredContent. 2025-era answers carry the text alone: the 1.x TypeScript SDK client (the most
- * widely deployed) checks structuredContent against the tool's outputSchema even on an error result and
+ * structuredContent. 2025-era answers carry the text alone: the 1.x TypeScript SDK client checks
+ * structuredContent against the tool's outputSchema even on an error result and
  * throws away the answer (typescript-sdk#1943), while the text form is what x402 clients fall back to.
  */
 export function toolError (body: Record<string, unknown>, era: Era): CallToolResult {
@@ -29,7 +29,7 @@ export function toolError (body: Record<string, unknown>, era: Era): CallToolRes
 }
 
 /** Refusals that mean the tool cannot be called at all: the spec's "unknown tool". */
-const toolGone = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
+const notCallable = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
 
 /**
  * How a refusal of the core reaches an MCP client, as the spec sorts them: a tool that does not exist
@@ -39,7 +39,7 @@ const toolGone = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
  */
 export function fromApiError (beeId: string, error: ApiError, era: Era): CallToolResult {
   const body = bodyOf(error)
-  if (toolGone.has(error.code)) {
+  if (notCallable.has(error.code)) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, body)
   }
   if (error.statusCode === 500) throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, body)

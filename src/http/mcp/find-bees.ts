@@ -10,7 +10,7 @@ import { toToolSchema } from './json-schema.js'
 export const FIND_BEES = 'find_bees'
 const MAX_LIMIT = 50
 
-export const FindBeesInput = Type.Object({
+const FindBeesInput = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200, description: 'Words to look for in the Bee\'s id, name, category and description; the best matches come first. Leave out to list by id.' })),
   category: Type.Optional(Type.String({ maxLength: 100, description: 'Only Bees of this category (reasoning, data, utility, …).' })),
   maxPrice: Type.Optional(Type.Number({ minimum: 0, description: 'Only Bees whose costPerCall is at most this, in the Bee\'s currency.' })),
@@ -30,7 +30,7 @@ const FoundBee = Type.Object({
   outputSchema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the tool\'s structuredContent.' })
 }, { description: 'A Bee you can call as the tool named by its id.' })
 
-export const FindBeesOutput = Type.Object({
+const FindBeesOutput = Type.Object({
   bees: Type.Array(FoundBee, { description: 'Matching active Bees, best match first (by id without a query).' })
 }, { description: 'Bees matching the search.' })
 type FindBeesOutput = Static<typeof FindBeesOutput>
@@ -51,16 +51,16 @@ export const findBeesTool: Tool = {
 const termsOf = (query: string) => query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((term) => term.length > 0)
 
 /**
- * How well a Bee matches the query terms: the id weighs most (an exact id most of all), then the name,
- * the category and the description. A Bee that matches no term scores 0.
+ * How well a Bee matches the query: the id weighs most (the whole query being the id most of all), then
+ * the name, the category and the description, for each word of the query. A Bee that matches no word
+ * scores 0.
  */
-export function relevance (bee: RegisteredBee, terms: string[]): number {
+function relevance (bee: RegisteredBee, query: string, terms: string[]): number {
   const { id, name, category, description } = bee.record
   const [lowName, lowCategory, lowDescription] = [name.toLowerCase(), category.toLowerCase(), description.toLowerCase()]
-  let score = 0
+  let score = id === query ? 8 : 0
   for (const term of terms) {
-    if (id === term) score += 8
-    else if (id.includes(term)) score += 4
+    if (id.includes(term)) score += 4
     if (lowName.includes(term)) score += 3
     if (lowCategory === term) score += 2
     if (lowDescription.includes(term)) score += 1
@@ -86,11 +86,12 @@ export function findBees (registry: Registry, args: unknown, era: Era): CallTool
   return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found }
 }
 
-export function search (registry: Registry, input: FindBeesInput): FindBeesOutput {
-  const terms = termsOf(input.query ?? '')
+function search (registry: Registry, input: FindBeesInput): FindBeesOutput {
+  const query = (input.query ?? '').trim().toLowerCase()
+  const terms = termsOf(query)
   const scored = registry.all()
     .filter((bee) => matches(bee, input))
-    .map((bee) => ({ bee, score: relevance(bee, terms) }))
+    .map((bee) => ({ bee, score: relevance(bee, query, terms) }))
     .filter(({ score }) => terms.length === 0 || score > 0)
     // Stable: equal scores stay in id order.
     .sort((a, b) => b.score - a.score)
