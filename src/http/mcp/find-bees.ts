@@ -81,7 +81,7 @@ function matches (bee: RegisteredBee, input: FindBeesInput): boolean {
 export function findBees (registry: Registry, args: unknown, era: Era): CallToolResult {
   // Validation fills in defaults; the caller's object stays as it was sent.
   const input = structuredClone(args ?? {})
-  if (!validateInput(input)) return toolError(bodyOf(validationFailed(validateInput.errors ?? [], 'arguments', 'arguments')), era)
+  if (!validateInput(input)) return toolError(bodyOf(validationFailed(validateInput.errors ?? [], 'input', 'input')), era)
   const found = search(registry, input as FindBeesInput)
   return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found }
 }
