@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import type { StoredBee } from '../src/core/ledger/catalog-store.js'
-import { checkPatterns } from '../src/core/publishing/json-schema.js'
+import { checkPatterns } from '../src/core/publishing/pattern-safety.js'
 import { startFakeBee } from './fake-bee.js'
 import { backends } from './databases.js'
 import { build } from './helper.js'
