@@ -3,6 +3,7 @@ import { compileBodySchema } from '../validation.js'
 import { SchemaRefused, type Json, type JsonObject } from './json-schema.js'
 import { checkPatterns } from './pattern-safety.js'
 import { eachSchema } from './schema-walk.js'
+import { checkZodConvertible } from './zod-compat.js'
 
 /**
  * Ajv fills in a `default` only on a schema directly under `properties` (useDefaults). Strict mode
@@ -37,7 +38,8 @@ export function checkFormats (schema: Json, where: string): void {
  * Can the registry load this schema? It is compiled with the options of the Ajv that validates
  * execute bodies at load (src/core/validation.ts), so whatever they refuse (strict mode, a `default`
  * that useDefaults would ignore, …) is refused here, and whatever passes here loads. The compiled
- * function is dropped with its own Ajv: the registry compiles its own copy.
+ * function is dropped with its own Ajv: the registry compiles its own copy. The schema must also
+ * convert to Zod as Ajv reads it (zod-compat.ts): agents are promised Zod-compatible schemas.
  */
 export function checkLoadable (schema: JsonObject, where: string): void {
   checkPatterns(schema, where)
@@ -47,4 +49,5 @@ export function checkLoadable (schema: JsonObject, where: string): void {
   } catch (error) {
     throw new SchemaRefused(`${where} is not a valid JSON Schema: ${(error as Error).message}`)
   }
+  checkZodConvertible(schema, where)
 }

@@ -26,3 +26,23 @@ export function eachSchema (schema: Json, visit: (node: JsonObject, path: string
     }
   }
 }
+
+/**
+ * The schema with `transform` applied to each of its subschemas, innermost first; the keywords that
+ * hold data (enum, default, example) are copied as they are.
+ */
+export function mapSchemas (schema: Json, transform: (node: JsonObject) => JsonObject): Json {
+  if (Array.isArray(schema)) return schema.map((item) => mapSchemas(item, transform))
+  if (!isObject(schema)) return schema
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (subschemaKeywords.has(key)) {
+      out[key] = mapSchemas(value, transform)
+    } else if (schemaMapKeywords.has(key) && isObject(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, mapSchemas(sub, transform)]))
+    } else {
+      out[key] = value
+    }
+  }
+  return transform(out)
+}
