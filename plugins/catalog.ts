@@ -2,8 +2,10 @@ import fp from 'fastify-plugin'
 import type { BuiltinState, StoredBee } from '../src/core/ledger/catalog-store.js'
 import { fromMicros } from '../src/core/money.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
-import { checkFormats, checkPatterns } from '../src/core/publishing/json-schema.js'
+import { checkPatterns } from '../src/core/publishing/pattern-safety.js'
+import { checkFormats } from '../src/core/publishing/schema-checks.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
+import { checkZodConvertible } from '../src/core/publishing/zod-compat.js'
 import type { BeeDefinition } from '../src/core/registry.js'
 
 declare module 'fastify' {
@@ -58,9 +60,10 @@ export default fp(async (fastify) => {
 
   /**
    * Loads one stored Bee version. Publishing only stores what loads, but a Bee stored by an older
-   * version may hold a schema this one refuses (one Ajv cannot compile, or a pattern open to ReDoS):
-   * it is left out, with one warning, rather than failing the whole catalog, the other Bees, the
-   * sync loop and the start of every instance. Its owner can still change or remove it.
+   * version may hold a schema this one refuses (one Ajv cannot compile, a pattern open to ReDoS, one
+   * Zod would read differently): it is left out, with one warning, rather than failing the whole
+   * catalog, the other Bees, the sync loop and the start of every instance. Its owner can still
+   * change or remove it.
    */
   const load = (bee: StoredBee) => {
     try {
@@ -68,6 +71,8 @@ export default fp(async (fastify) => {
       checkPatterns(bee.outputSchema, 'outputSchema')
       checkFormats(bee.inputSchema, 'inputSchema')
       checkFormats(bee.outputSchema, 'outputSchema')
+      checkZodConvertible(bee.inputSchema, 'inputSchema')
+      checkZodConvertible(bee.outputSchema, 'outputSchema')
       registry.register(definitionOf(bee), { remote: true, replace: true })
       loadedVersions.set(bee.id, bee.version)
       skippedVersions.delete(bee.id)
