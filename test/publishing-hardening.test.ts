@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import type { StoredBee } from '../src/core/ledger/catalog-store.js'
-import { checkPatterns } from '../src/core/publishing/json-schema.js'
+import { checkPatterns } from '../src/core/publishing/pattern-safety.js'
 import { startFakeBee } from './fake-bee.js'
 import { backends } from './databases.js'
 import { build } from './helper.js'
@@ -247,4 +247,20 @@ test('a sunsetAt that is no real date is refused', async (t) => {
     method: 'PATCH', url: '/api/bees/leaping', headers: publisher.headers, payload: { status: 'deprecated', statusMessage: 'Use another.', sunsetAt: '2027-06-30T00:00:00+02:00' }
   })
   t.equal(fine.statusCode, 200, 'an offset date-time is fine')
+})
+
+test('a stored Bee whose schema Zod cannot convert is skipped at load, and a change must replace the schema', async (t) => {
+  const lines: string[] = []
+  const { app, publisher } = await setup(t, lines)
+  const unconvertible = { type: 'object', properties: { v: { type: 'string', pattern: '^\\p{L}+$' } } }
+  await app.ledger.catalog.insertBee(storedBee('legacy-unicode', publisher, { outputSchema: unconvertible }))
+  await app.ledger.catalog.insertBee(storedBee('legacy-fine', publisher))
+  await app.catalog.refresh()
+  t.equal((await app.inject('/api/bees/legacy-fine')).statusCode, 200)
+  t.equal((await app.inject('/api/bees/legacy-unicode')).statusCode, 404, 'left out')
+  t.equal(skipWarnings(lines, 'legacy-unicode'), 1, 'with one warning')
+  t.ok(lines.some((line) => line.includes('"beeId":"legacy-unicode"') && line.includes('outputSchema/properties/v: Zod')), 'saying why')
+  const statusOnly = await app.inject({ method: 'PATCH', url: '/api/bees/legacy-unicode', headers: publisher.headers, payload: { status: 'inactive' } })
+  t.equal(statusOnly.statusCode, 400)
+  t.match(statusOnly.json(), { code: 'INVALID_SCHEMA', message: /the stored outputSchema\/properties\/v: Zod .*Send a new outputSchema/ })
 })

@@ -1,7 +1,8 @@
 import type { OpenAPIV3 } from 'openapi-types'
 import type { Registry } from '../registry.js'
 import { executePath } from '../registry.js'
-import { forOpenApiDocument, type Json } from './json-schema.js'
+import type { Json } from './json-schema.js'
+import { forOpenApiDocument } from './openapi-document-schema.js'
 
 type Document = OpenAPIV3.Document
 type Operation = OpenAPIV3.OperationObject

@@ -1,0 +1,53 @@
+import { SAFE_FORMAT_NAMES, SAFE_FORMATS } from '../formats.js'
+import { compileBodySchema } from '../validation.js'
+import { SchemaRefused, type Json, type JsonObject } from './json-schema.js'
+import { checkPatterns } from './pattern-safety.js'
+import { eachSchema } from './schema-walk.js'
+import { checkZodConvertible } from './zod-compat.js'
+
+/**
+ * Ajv fills in a `default` only on a schema directly under `properties` (useDefaults). Strict mode
+ * refuses some of the other places (a property inside an anyOf branch) but not all: a default on the
+ * root, on an anyOf or oneOf branch itself, on `items` or on `additionalProperties` compiles, is shown
+ * in the OpenAPI document, and is never applied. An agent would leave the field out and get no value.
+ */
+export function checkDefaults (schema: Json, where: string): void {
+  eachSchema(schema, (node, path, underProperties) => {
+    if (Object.hasOwn(node, 'default') && !underProperties) {
+      throw new SchemaRefused(`${where}${path || ' (the root)'}: this "default" would never be applied; ` +
+        'a default takes effect only on a property\'s own schema (under "properties"), so move it there or drop it')
+    }
+  })
+}
+
+/**
+ * Every `format` must be one with a linear-time check (src/core/formats.ts): a format runs against every
+ * caller's input before payment, and ajv-formats' own `url` took seconds on one crafted string.
+ */
+export function checkFormats (schema: Json, where: string): void {
+  eachSchema(schema, (node, path) => {
+    if (!Object.hasOwn(node, 'format')) return
+    const format = node.format
+    if (typeof format === 'string' && Object.hasOwn(SAFE_FORMATS, format)) return
+    throw new SchemaRefused(`${where}${path}: format ${JSON.stringify(format)} is not supported: a format is checked on every ` +
+      'call, so only formats with a check that runs in time linear in the input are offered: ' + SAFE_FORMAT_NAMES.join(', '))
+  })
+}
+
+/**
+ * Can the registry load this schema? It is compiled with the options of the Ajv that validates
+ * execute bodies at load (src/core/validation.ts), so whatever they refuse (strict mode, a `default`
+ * that useDefaults would ignore, …) is refused here, and whatever passes here loads. The compiled
+ * function is dropped with its own Ajv: the registry compiles its own copy. The schema must also
+ * convert to Zod as Ajv reads it (zod-compat.ts): agents are promised Zod-compatible schemas.
+ */
+export function checkLoadable (schema: JsonObject, where: string): void {
+  checkPatterns(schema, where)
+  checkFormats(schema, where)
+  try {
+    compileBodySchema(schema)
+  } catch (error) {
+    throw new SchemaRefused(`${where} is not a valid JSON Schema: ${(error as Error).message}`)
+  }
+  checkZodConvertible(schema, where)
+}
