@@ -1,8 +1,4 @@
-/** A JSON Schema document, or any value inside one. */
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-type JsonObject = { [key: string]: Json }
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+import { isObject, type Json, type JsonObject } from '../../core/publishing/json-schema.js'
 
 /** Keywords whose value is a subschema or an array of them; every other value is data (enum, default, example). */
 const subschemaKeywords = new Set(['items', 'additionalProperties', 'not', 'allOf', 'anyOf', 'oneOf'])

@@ -4,7 +4,7 @@ import { SentimentInput, SentimentOutput } from '../../../bees/sentiment-analyze
 import { SummaryInput, SummaryOutput } from '../../../bees/text-summarizer/schemas.js'
 import { WeatherInput, WeatherOutput } from '../../../bees/weather-sensor/schemas.js'
 import { addSafeFormats } from '../../../src/core/formats.js'
-import { toInputSchema, toOutputSchema } from '../../../src/core/publishing/json-schema.js'
+import { toInputSchema, toOutputSchema } from '../../../src/core/publishing/schema-conversion.js'
 import { compileBodySchema } from '../../../src/core/validation.js'
 import { toToolSchema } from '../../../src/http/mcp/json-schema.js'
 import { shoutInput, shoutOutput } from '../../publishing-helper.js'
