@@ -61,3 +61,19 @@ test('a stateless endpoint: no session, GET and DELETE are 405, requests need no
   const badCursor = await post(url, '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"!!"}}')
   t.match(await badCursor.json(), { id: 3, error: { code: -32602, data: { code: 'INVALID_CURSOR' } } })
 })
+
+test('on 2026-07-28 a request carries its own envelope, and the list says it may not be cached', async (t) => {
+  const { url } = await listening(t)
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {}
+  }
+  const response = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }), {
+    'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list'
+  })
+  t.equal(response.status, 200)
+  t.match(response.headers.get('content-type'), /^application\/json/)
+  const { result } = await response.json() as { result: Record<string, unknown> }
+  t.match(result, { ttlMs: 0, cacheScope: 'public', tools: [{ name: 'find_bees' }] }, 'fresh at every request, the same for every caller')
+})
