@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { BuiltinState, StoredBee } from '../src/core/ledger/catalog-store.js'
+import type { BuiltinState, StoredBee } from '../src/core/ledger/catalog/catalog-repository.js'
 import { fromMicros } from '../src/core/money.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
 import { checkFormats, checkPatterns } from '../src/core/publishing/json-schema.js'

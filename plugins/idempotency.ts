@@ -50,7 +50,7 @@ export default fp(async (fastify) => {
     if (bee.paid) {
       // Without a token a paid call is refused by the payment hook anyway: nothing to claim.
       if (!hasToken) return undefined
-    } else if (!hasToken || await ledger.getWalletByToken(hashSecret(token)) === null) {
+    } else if (!hasToken || await ledger.wallets.getByToken(hashSecret(token)) === null) {
       throw new ApiError(400, 'IDEMPOTENCY_WALLET_REQUIRED', `${hasToken ? `No wallet has the token in ${WALLET_HEADER_NAME}. ` : ''}` +
         `An Idempotency-Key on a free Bee is honoured only with a valid wallet token in ${WALLET_HEADER_NAME} (nothing is ` +
         'charged; the stored answer is kept under that wallet): send one, or drop the key.')
@@ -58,7 +58,7 @@ export default fp(async (fastify) => {
     const scope = `wallet:${hashSecret(token)}`
     const requestHash = createHash('sha256').update(bee.record.id).update('\n').update(JSON.stringify(request.body)).digest('hex')
 
-    const outcome = await ledger.claimIdempotencyKey({
+    const outcome = await ledger.idempotency.claim({
       scope, key, requestHash, ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS
     })
     switch (outcome.state) {
@@ -80,12 +80,12 @@ export default fp(async (fastify) => {
     if (claim === null) return payload
     request.idempotency = null
     // Nothing was sold (the hold, if any, was voided): the client may retry with the same key.
-    await ledger.releaseIdempotencyKey(claim.scope, claim.key)
+    await ledger.idempotency.release(claim.scope, claim.key)
     return payload
   })
 
   const purge = setInterval(() => {
-    ledger.purgeExpiredIdempotencyKeys().catch((error: unknown) => fastify.log.warn({ err: error }, 'idempotency purge failed'))
+    ledger.idempotency.purgeExpired().catch((error: unknown) => fastify.log.warn({ err: error }, 'idempotency purge failed'))
   }, PURGE_EVERY_MS)
   purge.unref()
   fastify.addHook('onClose', async () => { clearInterval(purge) })

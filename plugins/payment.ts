@@ -56,14 +56,14 @@ export default fp(async (fastify) => {
     const claim = request.idempotency
     if (claim !== null && claim.holdId !== null) {
       // A retry that took over an abandoned claim: that execution's hold pays for this one, never a second.
-      const renewed = await ledger.renewHold(claim.holdId, config.HOLD_TIMEOUT_SECONDS)
+      const renewed = await ledger.holds.renew(claim.holdId, config.HOLD_TIMEOUT_SECONDS)
       if (renewed !== null) {
         request.hold = { id: claim.holdId, ...renewed }
         return
       }
       // Voided meanwhile (a captured hold would have completed the claim): a new hold is placed below.
     }
-    const outcome = await ledger.placeHold({
+    const outcome = await ledger.holds.place({
       tokenHash: hashSecret(token),
       micros: bee.priceMicros,
       currency: pricing.currency,

@@ -1,3 +1,5 @@
+import { MAX_BALANCE } from './schemas.js'
+
 /**
  * An error the client can act on. The error handler turns it into `{error, code, message, ...extra}`:
  * `error` is the HTTP status text, `code` a stable UPPER_SNAKE identifier listed in the README.
@@ -22,4 +24,9 @@ export function invalidCursor (): ApiError {
 
 export function beeNotFound (id: string): ApiError {
   return new ApiError(404, 'BEE_NOT_FOUND', `No Bee has the id "${id}". GET /api/bees lists the Bees you can call.`)
+}
+
+export function balanceLimitExceeded (): ApiError {
+  return new ApiError(400, 'BALANCE_LIMIT_EXCEEDED',
+    `A wallet holds at most ${MAX_BALANCE.toLocaleString('en-US')} of its currency: this would take its balance above that.`)
 }

@@ -57,9 +57,9 @@ async function sell (request: FastifyRequest, payload: string): Promise<void> {
   const claim = request.idempotency
   const completion = claim === null ? null : { scope: claim.scope, key: claim.key, status: 200, body: payload }
   if (request.hold !== null) {
-    if (!await ledger.captureHold(request.hold.id, request.id, completion)) throw holdSettled()
+    if (!await ledger.holds.capture(request.hold.id, request.id, completion)) throw holdSettled()
   } else if (completion !== null) {
-    await ledger.completeIdempotencyKey(completion)
+    await ledger.idempotency.complete(completion)
   }
   // Completed: the onSend hook must not free the key.
   request.idempotency = null
@@ -116,7 +116,7 @@ export async function admitBee (request: FastifyRequest, reply: FastifyReply): P
 
 async function voidHold (request: FastifyRequest, holdId: number): Promise<void> {
   try {
-    await request.server.ledger.voidHold(holdId, request.id)
+    await request.server.ledger.holds.void(holdId, request.id)
   } catch (error) {
     // The hold stays pending: the sweeper voids it once it expires.
     request.log.error({ err: error, holdId }, 'void failed')
