@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import tap, { test } from 'tap'
 import { openStore } from '../src/core/ledger/open-store.js'
-import { issueWallet } from '../src/core/ledger/wallets.js'
-import { backends } from './databases.js'
+import { backends, issuedWallet } from './databases.js'
 import { startFakeBee } from './fake-bee.js'
 import { adminHeaders } from './helper.js'
 import { beeBody } from './publishing-helper.js'
@@ -40,7 +39,7 @@ for (const backend of backends) {
       fake.beforeAnswer = () => sleep(20 + Math.random() * 60)
 
       const setup = await openStore(database.url)
-      const wallet = await issueWallet(setup, { micros: 100_000 * PRICE_MICROS, currency: 'USD', label: 'crash' })
+      const wallet = await issuedWallet(setup, 100_000 * PRICE_MICROS, 'crash')
       await setup.close()
 
       const env = { DATABASE_URL: database.url, ...shortTimes }
@@ -120,7 +119,7 @@ for (const backend of backends) {
 
       const store = await openStore(database.url)
       t.teardown(() => store.close())
-      const entries = (await store.journal(wallet.id, { limit: 100_000 })).items as Entry[]
+      const entries = await store.journal.recent(wallet.id, 100_000) as Entry[]
       const captures = new Map<string, number>()
       const netDebit = new Map<string, number>()
       for (const entry of entries) {
@@ -148,7 +147,7 @@ for (const backend of backends) {
       const settled = new Set(entries.filter((entry) => entry.holdId !== null).map((entry) => entry.holdId))
       t.same(entries.filter((entry) => entry.kind === 'hold' && !settled.has(entry.id)).map((entry) => entry.id), [], 'every hold is settled')
       const sum = (kind: string) => entries.filter((entry) => entry.kind === kind).reduce((total, entry) => total + Math.round(entry.amount * 1e6), 0)
-      const audit = await store.audit(wallet.id)
+      const audit = await store.journal.audit(wallet.id)
       t.equal(audit?.balanceMicros, sum('deposit') - sum('capture'), 'balance = deposits − captures')
       t.equal(audit?.balanceMicros, audit?.journalMicros, 'the audit agrees')
     })

@@ -30,7 +30,7 @@ test('a hold voided before the answer is ready (the sweeper got there first): 50
   })
   fake.beforeAnswer = async () => {
     const hold = (await journalOf(app, wallet.id)).find((entry) => entry.kind === 'hold')
-    if (hold !== undefined) await app.ledger.voidHold(hold.id, null)
+    if (hold !== undefined) await app.ledger.holds.void(hold.id, null)
   }
   const late = await call()
   t.equal(late.statusCode, 503)
@@ -53,8 +53,8 @@ test('a retry that takes over an abandoned claim reuses its pending hold: one ho
   const scope = `wallet:${hashSecret(wallet.token)}`
   const requestHash = createHash('sha256').update('sentiment-analyzer').update('\n').update(JSON.stringify(body)).digest('hex')
   const abandon = async (key: string) => {
-    await app.ledger.claimIdempotencyKey({ scope, key, requestHash, ttlSeconds: 3600, leaseSeconds: 1 })
-    const hold = await app.ledger.placeHold({
+    await app.ledger.idempotency.claim({ scope, key, requestHash, ttlSeconds: 3600, leaseSeconds: 1 })
+    const hold = await app.ledger.holds.place({
       tokenHash: hashSecret(wallet.token), micros: 1000, currency: 'USD', beeId: 'sentiment-analyzer', requestId: 'dead', claim: { scope, key }, expiresInSeconds: 2
     })
     if (!hold.ok) throw new Error('hold refused')
@@ -74,20 +74,20 @@ test('a retry that takes over an abandoned claim reuses its pending hold: one ho
 
   // The abandoned claim's hold was voided meanwhile: the takeover places one new hold.
   const voided = await abandon('crashed-and-swept')
-  await app.ledger.voidHold(voided, null)
+  await app.ledger.holds.void(voided, null)
   await sleep(1100)
   t.equal((await call('crashed-and-swept')).statusCode, 200)
   const second = (await journalOf(app, wallet.id)).filter((entry) => entry.idempotencyKey === 'crashed-and-swept')
   t.same(second.map((entry) => entry.kind), ['capture', 'hold', 'void', 'hold'])
   t.equal(await balanceOf(app, wallet.id), 0.998, 'one price per key')
-  const audit = await app.ledger.audit(wallet.id)
+  const audit = await app.ledger.journal.audit(wallet.id)
   t.equal(audit?.balanceMicros, audit?.journalMicros)
 })
 
 test('the sweeper of every instance voids a hold nobody settled, and GET /api/wallet shows it', async (t) => {
   const app = await build(t, { env: { HOLD_SWEEP_INTERVAL_MS: '50' } })
   const wallet = await createWallet(app, 1)
-  const placed = await app.ledger.placeHold({
+  const placed = await app.ledger.holds.place({
     tokenHash: hashSecret(wallet.token), micros: 250_000, currency: 'USD', beeId: 'sentiment-analyzer', requestId: 'dead', claim: null, expiresInSeconds: 0.3
   })
   if (!placed.ok) throw new Error('hold refused')

@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import { openStore } from '../src/core/ledger/open-store.js'
-import { issueWallet } from '../src/core/ledger/wallets.js'
+import { issueWallet } from '../src/core/ledger/wallets/issue-wallet.js'
 import { MAX_AMOUNT, MAX_BALANCE } from '../src/core/schemas.js'
-import { backends } from './databases.js'
+import { backends, issuedWallet } from './databases.js'
 import { adminHeaders, build, createWallet } from './helper.js'
 
 const MAX_BALANCE_MICROS = MAX_BALANCE * 1_000_000
@@ -20,7 +20,7 @@ for (const backend of backends) {
     const app = await build(t, { env: { DATABASE_URL: database.url } })
     const deposit = (id: string, amount: number) =>
       app.inject({ method: 'POST', url: `/api/wallets/${id}/deposits`, headers: adminHeaders, payload: { amount } })
-    const audit = async (id: string) => await app.ledger.audit(id)
+    const audit = async (id: string) => await app.ledger.journal.audit(id)
 
     await t.test('deposits up to the cap succeed; the one that would cross it is a 400 and changes nothing', async (tt) => {
       const wallet = await createWallet(app, 1)
@@ -59,11 +59,12 @@ for (const backend of backends) {
     t.teardown(database.drop)
     const store = await openStore(database.url)
     t.teardown(() => store.close())
-    await t.rejects(issueWallet(store, { micros: MAX_BALANCE_MICROS + 1, currency: 'USD', label: null }), { code: 'BALANCE_LIMIT_EXCEEDED' })
-    const wallet = await issueWallet(store, { micros: MAX_BALANCE_MICROS, currency: 'USD', label: null })
+    const overTheCap = { ok: false, reason: 'BALANCE_LIMIT_EXCEEDED' }
+    t.same(await issueWallet(store.wallets, { micros: MAX_BALANCE_MICROS + 1, currency: 'USD', label: null }), overTheCap)
+    const wallet = await issuedWallet(store, MAX_BALANCE_MICROS)
     t.equal(wallet.balance, MAX_BALANCE)
-    await t.rejects(store.deposit(wallet.id, 1, null), { statusCode: 400, code: 'BALANCE_LIMIT_EXCEEDED' })
-    t.equal(await store.deposit('wal_missing', 1, null), null)
-    t.same(await store.audit(wallet.id), { balanceMicros: MAX_BALANCE_MICROS, journalMicros: MAX_BALANCE_MICROS })
+    t.same(await store.wallets.deposit(wallet.id, 1, null), overTheCap)
+    t.same(await store.wallets.deposit('wal_missing', 1, null), { ok: false, reason: 'WALLET_NOT_FOUND' })
+    t.same(await store.journal.audit(wallet.id), { balanceMicros: MAX_BALANCE_MICROS, journalMicros: MAX_BALANCE_MICROS })
   })
 }

@@ -77,7 +77,7 @@ test('a 402 does not use up the key', async (t) => {
   const wallet = await createWallet(app, 0)
   const headers = { 'x-registry-wallet-token': wallet.token, 'idempotency-key': 'topup' }
   t.equal((await app.inject({ method: 'POST', url, headers, payload: { text: 'Hi.' } })).statusCode, 402)
-  await app.ledger.deposit(wallet.id, 1000, null)
+  await app.ledger.wallets.deposit(wallet.id, 1000, null)
   t.equal((await app.inject({ method: 'POST', url, headers, payload: { text: 'Hi.' } })).statusCode, 200)
 })
 

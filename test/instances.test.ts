@@ -1,7 +1,6 @@
 import { test } from 'tap'
 import { openStore } from '../src/core/ledger/open-store.js'
-import { issueWallet } from '../src/core/ledger/wallets.js'
-import { backends, postgresSkip, postgresBackend } from './databases.js'
+import { backends, issuedWallet, postgresSkip, postgresBackend } from './databases.js'
 import { startServer } from './server-process.js'
 
 const PRICE_MICROS = 1000
@@ -17,7 +16,7 @@ test('two instances on one PostgreSQL: a wallet funded for N calls serves exactl
   const store = await openStore(database.url)
   t.teardown(() => store.close())
   const n = 40
-  const wallet = await issueWallet(store, { micros: n * PRICE_MICROS, currency: 'USD', label: 'shared' })
+  const wallet = await issuedWallet(store, n * PRICE_MICROS, 'shared')
 
   const servers = await Promise.all([startServer({ DATABASE_URL: database.url }), startServer({ DATABASE_URL: database.url })])
   t.teardown(() => Promise.all(servers.map((server) => server.stop())))
@@ -27,10 +26,10 @@ test('two instances on one PostgreSQL: a wallet funded for N calls serves exactl
   t.equal(statuses.filter((status) => status === 200).length, n, 'exactly N answers are 200')
   t.equal(statuses.filter((status) => status === 402).length, n, 'the rest are 402')
 
-  const audit = await store.audit(wallet.id)
+  const audit = await store.journal.audit(wallet.id)
   t.equal(audit?.balanceMicros, 0, 'the balance ends at 0')
   t.equal(audit?.journalMicros, 0, 'the journal agrees')
-  const { items } = await store.journal(wallet.id, { limit: 200 })
+  const items = await store.journal.recent(wallet.id, 200)
   t.equal(items.filter((entry) => entry.kind === 'capture').length, n)
 })
 
@@ -39,7 +38,7 @@ for (const backend of backends) {
     const database = await backend.open()
     t.teardown(database.drop)
     const setup = await openStore(database.url)
-    const wallet = await issueWallet(setup, { micros: 10_000 * PRICE_MICROS, currency: 'USD', label: 'crash' })
+    const wallet = await issuedWallet(setup, 10_000 * PRICE_MICROS, 'crash')
     await setup.close()
 
     const server = await startServer({ DATABASE_URL: database.url })
@@ -70,10 +69,10 @@ for (const backend of backends) {
 
     const store = await openStore(database.url)
     t.teardown(() => store.close())
-    const { items } = await store.journal(wallet.id, { limit: 100_000 })
+    const items = await store.journal.recent(wallet.id, 100_000)
     const journaled = new Set(items.filter((entry) => entry.kind === 'capture').map((entry) => entry.requestId))
     t.same(paidRequestIds.filter((id) => !journaled.has(id)), [], 'every 200 the client received has its capture row')
-    const audit = await store.audit(wallet.id)
+    const audit = await store.journal.audit(wallet.id)
     t.equal(audit?.balanceMicros, audit?.journalMicros, 'balance = deposits − holds + voids after the crash')
   })
 }

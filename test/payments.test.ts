@@ -114,7 +114,7 @@ test('when the Bee fails after the hold, the hold is voided: credited back and j
     { kind: 'hold', amount: 0.002, beeId: 'weather-sensor' },
     { kind: 'deposit', amount: 1 }
   ])
-  const audit = await app.ledger.audit(wallet.id)
+  const audit = await app.ledger.journal.audit(wallet.id)
   t.equal(audit?.balanceMicros, audit?.journalMicros, 'balance = deposits − holds + voids')
 })
 
@@ -129,9 +129,9 @@ test('a wallet funded for exactly N calls serves exactly N of 3N concurrent call
   t.equal(statuses.filter((status) => status === 402).length, 2 * n, 'the rest are refused')
   t.ok(responses.filter((r) => r.statusCode === 402).every((r) => r.json().code === 'INSUFFICIENT_FUNDS'))
   t.equal(await balanceOf(app, wallet.id), 0, 'the balance ends at exactly 0')
-  const { items } = await app.ledger.journal(wallet.id, { limit: 200 })
+  const items = await app.ledger.journal.recent(wallet.id, 200)
   t.equal(items.filter((entry) => entry.kind === 'capture').length, n, 'N captures journaled')
-  t.equal((await app.ledger.getWallet(wallet.id))?.held, 0, 'no hold left pending')
+  t.equal((await app.ledger.wallets.get(wallet.id))?.held, 0, 'no hold left pending')
 })
 
 test('wallet amounts are exact to the micro-unit', async (t) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import type { StoredBee } from '../src/core/ledger/catalog-store.js'
+import type { StoredBee } from '../src/core/ledger/catalog/catalog-repository.js'
 import { checkPatterns } from '../src/core/publishing/pattern-safety.js'
 import { startFakeBee } from './fake-bee.js'
 import { backends } from './databases.js'

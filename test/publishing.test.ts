@@ -106,7 +106,7 @@ test('every failure of a paid published Bee maps to its status and refunds the w
   t.equal(refused.statusCode, 502, 'a refused connection')
   t.equal(refused.json().code, 'BEE_UPSTREAM_ERROR')
   t.equal(await balanceOf(app, wallet.id), 0.99)
-  const audit = await app.ledger.audit(wallet.id)
+  const audit = await app.ledger.journal.audit(wallet.id)
   t.equal(audit?.balanceMicros, audit?.journalMicros, 'the journal agrees')
 })
 

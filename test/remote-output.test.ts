@@ -31,6 +31,6 @@ test('a paid published Bee whose answer Apiary cannot serve is a 502 and the cha
   t.equal(ok.statusCode, 200, 'a good answer still goes through')
   t.same(ok.json().result, { shout: 'HI', length: 2 })
   t.equal(ok.headers['x-registry-balance'], '0.99')
-  const audit = await app.ledger.audit(wallet.id)
+  const audit = await app.ledger.journal.audit(wallet.id)
   t.equal(audit?.balanceMicros, audit?.journalMicros, 'the journal agrees')
 })

@@ -5,8 +5,7 @@ import t, { test } from 'tap'
 import { migrationsFor } from '../src/core/ledger/migrations.js'
 import { openStore } from '../src/core/ledger/open-store.js'
 import { hashSecret } from '../src/core/ledger/secrets.js'
-import { issueWallet } from '../src/core/ledger/wallets.js'
-import { type Backend, backends, postgresBackend, postgresSkip, runSql } from './databases.js'
+import { type Backend, backends, issuedWallet, postgresBackend, postgresSkip, runSql } from './databases.js'
 
 /** Brings a backend's schema up to one migration, as an older release left it. */
 async function migrateTo (backend: Backend, name: string) {
@@ -35,9 +34,9 @@ for (const backend of backends) {
     t.teardown(() => store.close())
     t.equal(store.dialect, backend.name)
 
-    const fresh = (micros: number, currency = 'USD') => issueWallet(store, { micros, currency, label: null })
+    const fresh = (micros: number) => issuedWallet(store, micros)
     const hold = (token: string, micros: number, extra: { currency?: string, claim?: { scope: string, key: string }, seconds?: number } = {}) =>
-      store.placeHold({
+      store.holds.place({
         tokenHash: hashSecret(token),
         micros,
         currency: extra.currency ?? 'USD',
@@ -52,11 +51,11 @@ for (const backend of backends) {
       return outcome.holdId
     }
     const expectBalanced = async (tt: Asserts, walletId: string) => {
-      const audit = await store.audit(walletId)
+      const audit = await store.journal.audit(walletId)
       tt.ok(audit !== null)
       tt.equal(audit?.balanceMicros, audit?.journalMicros, 'balance = deposits − holds + voids')
     }
-    const entries = async (walletId: string) => (await store.journal(walletId, { limit: 100 })).items
+    const entries = async (walletId: string) => await store.journal.recent(walletId, 100)
 
     await t.test('migrations are idempotent: opening again finds the schema current', async (tt) => {
       const again = await openStore(database.url)
@@ -68,10 +67,10 @@ for (const backend of backends) {
     await t.test('create, read, deposit', async (tt) => {
       const wallet = await fresh(1_500_000)
       tt.match(wallet, { balance: 1.5, currency: 'USD', frozen: false })
-      tt.same(await store.getWalletByToken(hashSecret(wallet.token)), await store.getWallet(wallet.id))
-      tt.equal((await store.deposit(wallet.id, 250_000, 'req-1'))?.balance, 1.75)
-      tt.equal(await store.deposit('wal_missing', 1, null), null)
-      tt.equal(await store.getWallet('wal_missing'), null)
+      tt.same(await store.wallets.getByToken(hashSecret(wallet.token)), await store.wallets.get(wallet.id))
+      tt.match(await store.wallets.deposit(wallet.id, 250_000, 'req-1'), { ok: true, wallet: { balance: 1.75 } })
+      tt.same(await store.wallets.deposit('wal_missing', 1, null), { ok: false, reason: 'WALLET_NOT_FOUND' })
+      tt.equal(await store.wallets.get('wal_missing'), null)
       await expectBalanced(tt, wallet.id)
     })
 
@@ -79,24 +78,24 @@ for (const backend of backends) {
       const wallet = await fresh(1000)
       const ok = await hold(wallet.token, 600)
       tt.match(ok, { ok: true, walletId: wallet.id, balanceMicros: 400 })
-      tt.match(await store.getWallet(wallet.id), { balance: 0.0004, held: 0.0006 }, 'the hold is shown as held')
+      tt.match(await store.wallets.get(wallet.id), { balance: 0.0004, held: 0.0006 }, 'the hold is shown as held')
       tt.match(await hold(wallet.token, 600), { ok: false, reason: 'INSUFFICIENT_FUNDS', balanceMicros: 400, currency: 'USD' })
       tt.match(await hold('awt_nobody', 1), { ok: false, reason: 'WALLET_NOT_FOUND' })
       tt.match(await hold(wallet.token, 1, { currency: 'EUR' }), { ok: false, reason: 'CURRENCY_MISMATCH' })
-      await store.setFrozen(wallet.id, true)
+      await store.wallets.setFrozen(wallet.id, true)
       tt.match(await hold(wallet.token, 1), { ok: false, reason: 'WALLET_FROZEN' })
-      tt.equal((await store.setFrozen(wallet.id, false))?.frozen, false)
-      tt.equal(await store.setFrozen('wal_missing', true), null)
+      tt.equal((await store.wallets.setFrozen(wallet.id, false))?.frozen, false)
+      tt.equal(await store.wallets.setFrozen('wal_missing', true), null)
       await expectBalanced(tt, wallet.id)
     })
 
     await t.test('hold then capture: a sale with no second debit, settled once', async (tt) => {
       const wallet = await fresh(1000)
       const id = await placed(wallet.token, 600)
-      tt.equal(await store.captureHold(id, 'req-capture', null), true)
-      tt.equal(await store.captureHold(id, 'req-again', null), false, 'a hold is captured once')
-      tt.equal(await store.voidHold(id, 'req-void'), false, 'a captured hold cannot be voided')
-      tt.match(await store.getWallet(wallet.id), { balance: 0.0004, held: 0 })
+      tt.equal(await store.holds.capture(id, 'req-capture', null), true)
+      tt.equal(await store.holds.capture(id, 'req-again', null), false, 'a hold is captured once')
+      tt.equal(await store.holds.void(id, 'req-void'), false, 'a captured hold cannot be voided')
+      tt.match(await store.wallets.get(wallet.id), { balance: 0.0004, held: 0 })
       tt.match((await entries(wallet.id)).map((entry) => [entry.kind, entry.amount, entry.holdId]), [
         ['capture', 0.0006, id], ['hold', 0.0006, null], ['deposit', 0.001, null]
       ])
@@ -106,10 +105,10 @@ for (const backend of backends) {
     await t.test('hold then void: credited back once, and then it cannot be captured', async (tt) => {
       const wallet = await fresh(1000)
       const id = await placed(wallet.token, 600)
-      tt.equal(await store.voidHold(id, 'req-void'), true)
-      tt.equal(await store.voidHold(id, 'req-void-again'), false, 'voided once')
-      tt.equal(await store.captureHold(id, 'req-capture', null), false, 'a voided hold cannot be captured')
-      tt.match(await store.getWallet(wallet.id), { balance: 0.001, held: 0 })
+      tt.equal(await store.holds.void(id, 'req-void'), true)
+      tt.equal(await store.holds.void(id, 'req-void-again'), false, 'voided once')
+      tt.equal(await store.holds.capture(id, 'req-capture', null), false, 'a voided hold cannot be captured')
+      tt.match(await store.wallets.get(wallet.id), { balance: 0.001, held: 0 })
       tt.match((await entries(wallet.id)).map((entry) => [entry.kind, entry.amount, entry.holdId, entry.requestId]), [
         ['void', 0.0006, id, 'req-void'], ['hold', 0.0006, null, String], ['deposit', 0.001, null, null]
       ])
@@ -121,13 +120,13 @@ for (const backend of backends) {
       const expired = await placed(wallet.token, 1000, { seconds: -1 })
       const live = await placed(wallet.token, 1000)
       const capturedLate = await placed(wallet.token, 1000, { seconds: -1 })
-      await store.captureHold(capturedLate, 'req', null)
-      tt.ok(await store.voidExpiredHolds(1000) >= 1)
-      tt.equal(await store.voidExpiredHolds(1000), 0, 'nothing left to void')
+      await store.holds.capture(capturedLate, 'req', null)
+      tt.ok(await store.holds.voidExpired(1000) >= 1)
+      tt.equal(await store.holds.voidExpired(1000), 0, 'nothing left to void')
       const kinds = (await entries(wallet.id)).filter((entry) => entry.holdId !== null).map((entry) => [entry.kind, entry.holdId])
       tt.same(kinds.sort(), [['capture', capturedLate], ['void', expired]].sort(), 'the live and the captured hold are untouched')
-      tt.match(await store.getWallet(wallet.id), { balance: 0.001, held: 0.001 })
-      tt.equal(await store.captureHold(live, 'req', null), true)
+      tt.match(await store.wallets.get(wallet.id), { balance: 0.001, held: 0.001 })
+      tt.equal(await store.holds.capture(live, 'req', null), true)
       await expectBalanced(tt, wallet.id)
     })
 
@@ -135,22 +134,22 @@ for (const backend of backends) {
       const wallet = await fresh(1000)
       const scope = 'wallet:holds'
       const claim = (key: string, leaseSeconds: number) =>
-        store.claimIdempotencyKey({ scope, key, requestHash: 'h1', ttlSeconds: 3600, leaseSeconds })
+        store.idempotency.claim({ scope, key, requestHash: 'h1', ttlSeconds: 3600, leaseSeconds })
       tt.same(await claim('k1', 60), { state: 'claimed', holdId: null })
       const id = await placed(wallet.token, 600, { claim: { scope, key: 'k1' } })
       tt.same(await claim('k1', 0), { state: 'claimed', holdId: id }, 'the takeover learns the claim\'s hold')
-      tt.same(await store.claimIdempotencyKey({ scope, key: 'k1', requestHash: 'h2', ttlSeconds: 3600, leaseSeconds: 0 }),
+      tt.same(await store.idempotency.claim({ scope, key: 'k1', requestHash: 'h2', ttlSeconds: 3600, leaseSeconds: 0 }),
         { state: 'mismatch' }, 'another request does not take the claim (and its hold) over')
-      tt.match(await store.renewHold(id, 120), { walletId: wallet.id, micros: 600, balanceMicros: 400 })
-      tt.equal(await store.captureHold(id, 'req', { scope, key: 'k1', status: 200, body: '{"sold":1}' }), true)
+      tt.match(await store.holds.renew(id, 120), { walletId: wallet.id, micros: 600, balanceMicros: 400 })
+      tt.equal(await store.holds.capture(id, 'req', { scope, key: 'k1', status: 200, body: '{"sold":1}' }), true)
       tt.same(await claim('k1', 0), { state: 'replay', status: 200, body: '{"sold":1}' }, 'captured and stored together')
-      tt.equal(await store.renewHold(id, 120), null, 'a settled hold is not renewed')
+      tt.equal(await store.holds.renew(id, 120), null, 'a settled hold is not renewed')
       tt.equal((await entries(wallet.id)).filter((entry) => entry.kind === 'hold').length, 1, 'one hold for the key')
 
       tt.same(await claim('k2', 60), { state: 'claimed', holdId: null })
       const late = await placed(wallet.token, 400, { claim: { scope, key: 'k2' } })
-      await store.voidHold(late, null)
-      tt.equal(await store.captureHold(late, 'req', { scope, key: 'k2', status: 200, body: '{"free":1}' }), false)
+      await store.holds.void(late, null)
+      tt.equal(await store.holds.capture(late, 'req', { scope, key: 'k2', status: 200, body: '{"free":1}' }), false)
       tt.same(await claim('k2', 60), { state: 'in-flight' }, 'a refused capture stores no answer')
       await expectBalanced(tt, wallet.id)
     })
@@ -160,30 +159,36 @@ for (const backend of backends) {
       const wallet = await fresh(n * 1000)
       const outcomes = await Promise.all(Array.from({ length: 3 * n }, () => hold(wallet.token, 1000)))
       tt.equal(outcomes.filter((outcome) => outcome.ok).length, n)
-      tt.equal((await store.getWallet(wallet.id))?.balance, 0)
+      tt.equal((await store.wallets.get(wallet.id))?.balance, 0)
       await expectBalanced(tt, wallet.id)
     })
 
     await t.test('journal and wallet lists page with cursors', async (tt) => {
       const wallet = await fresh(1)
-      for (let i = 0; i < 6; i++) await store.deposit(wallet.id, 1, `dep-${i}`)
+      for (let i = 0; i < 6; i++) await store.wallets.deposit(wallet.id, 1, `dep-${i}`)
       const seen: string[] = []
       let cursor: string | undefined
       let pages = 0
       do {
-        const page = await store.journal(wallet.id, { limit: 3, cursor })
+        const page = await store.journal.list(wallet.id, { limit: 3, cursor })
+        if (!page.ok) throw new Error('the journal refused its own cursor')
         seen.push(...page.items.map((entry) => entry.requestId ?? 'opening'))
         cursor = page.nextCursor ?? undefined
         pages++
       } while (cursor !== undefined)
       tt.equal(pages, 3)
       tt.same(seen, ['dep-5', 'dep-4', 'dep-3', 'dep-2', 'dep-1', 'dep-0', 'opening'], 'newest first, nothing twice')
-      await tt.rejects(store.journal(wallet.id, { limit: 3, cursor: 'bm90LWEtbnVtYmVy' }), { code: 'INVALID_CURSOR' })
+      const invalid = { ok: false, reason: 'INVALID_CURSOR' }
+      tt.same(await store.journal.list(wallet.id, { limit: 3, cursor: 'bm90LWEtbnVtYmVy' }), invalid, 'not an entry id')
+      tt.same(await store.journal.list(wallet.id, { limit: 3, cursor: 'OTAwNzE5OTI1NDc0MDk5Mw' }), invalid, 'beyond a safe integer')
+      tt.same(await store.wallets.list({ limit: 2, cursor: 'garbage!!' }), invalid, 'not a cursor at all')
+      tt.same(await store.wallets.list({ limit: 2, cursor: 'MQ' }), invalid, 'not a wallet id')
 
       const ids: string[] = []
       cursor = undefined
       do {
-        const page = await store.listWallets({ limit: 2, cursor })
+        const page = await store.wallets.list({ limit: 2, cursor })
+        if (!page.ok) throw new Error('the wallet list refused its own cursor')
         ids.push(...page.items.map((item) => item.id))
         cursor = page.nextCursor ?? undefined
       } while (cursor !== undefined)
@@ -194,19 +199,19 @@ for (const backend of backends) {
 
     await t.test('idempotency keys: claim, replay, mismatch, in flight, takeover, expiry', async (tt) => {
       const claim = (key: string, requestHash: string, ttlSeconds = 3600, leaseSeconds = 60) =>
-        store.claimIdempotencyKey({ scope: 'wallet:x', key, requestHash, ttlSeconds, leaseSeconds })
+        store.idempotency.claim({ scope: 'wallet:x', key, requestHash, ttlSeconds, leaseSeconds })
       const claimed = { state: 'claimed', holdId: null }
-      const complete = (key: string, body: string) => store.completeIdempotencyKey({ scope: 'wallet:x', key, status: 200, body })
+      const complete = (key: string, body: string) => store.idempotency.complete({ scope: 'wallet:x', key, status: 200, body })
       tt.same(await claim('a', 'h1'), claimed)
       tt.same(await claim('a', 'h1'), { state: 'in-flight' })
       tt.same(await claim('a', 'h2'), { state: 'mismatch' })
       await complete('a', '{"ok":true}')
       tt.same(await claim('a', 'h1'), { state: 'replay', status: 200, body: '{"ok":true}' })
-      tt.same(await store.claimIdempotencyKey({ scope: 'wallet:y', key: 'a', requestHash: 'h1', ttlSeconds: 60, leaseSeconds: 60 }),
+      tt.same(await store.idempotency.claim({ scope: 'wallet:y', key: 'a', requestHash: 'h1', ttlSeconds: 60, leaseSeconds: 60 }),
         claimed, 'keys are scoped')
 
       tt.same(await claim('b', 'h1'), claimed)
-      await store.releaseIdempotencyKey('wallet:x', 'b')
+      await store.idempotency.release('wallet:x', 'b')
       tt.same(await claim('b', 'h1'), claimed, 'a released key can be claimed again')
 
       tt.same(await claim('c', 'h1', 3600, 0), claimed)
@@ -217,7 +222,7 @@ for (const backend of backends) {
       tt.same(await claim('d', 'h2'), claimed, 'an expired key is free again')
       await complete('e', '{}')
       tt.same(await claim('e', 'h1', -1), claimed)
-      tt.ok(await store.purgeExpiredIdempotencyKeys() >= 1, 'expired keys are purged')
+      tt.ok(await store.idempotency.purgeExpired() >= 1, 'expired keys are purged')
 
       const racing = await Promise.all(Array.from({ length: 10 }, () => claim('f', 'h1')))
       tt.equal(racing.filter((outcome) => outcome.state === 'claimed').length, 1, 'one of ten concurrent claims wins')
@@ -292,10 +297,10 @@ for (const backend of backends) {
     const second = backend.name === 'postgres' ? await openStore(database.url) : first
     if (second !== first) t.teardown(() => second.close())
     const n = 60
-    const wallets = await Promise.all([1, 2, 3].map(() => issueWallet(first, { micros: n * 1000, currency: 'USD', label: null })))
+    const wallets = await Promise.all([1, 2, 3].map(() => issuedWallet(first, n * 1000)))
     const holds = await Promise.all(Array.from({ length: n }, (_, i) => {
       const wallet = wallets[i % wallets.length] as { token: string }
-      return first.placeHold({
+      return first.holds.place({
         tokenHash: hashSecret(wallet.token), micros: 1000, currency: 'USD', beeId: 'b', requestId: `r${i}`, claim: null, expiresInSeconds: -1
       })
     }))
@@ -303,18 +308,18 @@ for (const backend of backends) {
     // Small batches, many rounds, from two stores (two instances) at once.
     const sweeper = async (store: typeof first) => {
       let total = 0
-      for (let round = 0; round < 20; round++) total += await store.voidExpiredHolds(7)
+      for (let round = 0; round < 20; round++) total += await store.holds.voidExpired(7)
       return total
     }
     const [a, b] = await Promise.all([sweeper(first), sweeper(second)])
     t.equal(a + b, n, `${a} + ${b} voids: every hold voided, none twice`)
     for (const wallet of wallets) {
-      const { items } = await first.journal(wallet.id, { limit: 500 })
+      const items = await first.journal.recent(wallet.id, 500)
       const voids = items.filter((entry) => entry.kind === 'void')
       t.equal(new Set(voids.map((entry) => entry.holdId)).size, voids.length, 'one void row per hold')
       t.equal(voids.length, items.filter((entry) => entry.kind === 'hold').length)
-      t.match(await first.getWallet(wallet.id), { balance: n * 0.001, held: 0 })
-      const audit = await first.audit(wallet.id)
+      t.match(await first.wallets.get(wallet.id), { balance: n * 0.001, held: 0 })
+      const audit = await first.journal.audit(wallet.id)
       t.equal(audit?.balanceMicros, audit?.journalMicros)
     }
   })
@@ -336,18 +341,18 @@ for (const backend of backends) {
 
     const store = await openStore(database.url)
     t.teardown(() => store.close())
-    const { items } = await store.journal(wallet.id, { limit: 10 })
+    const items = await store.journal.recent(wallet.id, 10)
     t.match(items.map((entry) => [entry.kind, entry.amount, entry.holdId]), [
       ['refund', 0.001, null], ['charge', 0.002, null], ['charge', 0.001, null], ['deposit', 0.005, null]
     ], 'old entries keep their ids, kinds and order')
-    t.same(await store.audit(wallet.id), { balanceMicros: 3000, journalMicros: 3000 }, 'deposits − charges + refunds')
-    const held = await store.placeHold({
+    t.same(await store.journal.audit(wallet.id), { balanceMicros: 3000, journalMicros: 3000 }, 'deposits − charges + refunds')
+    const held = await store.holds.place({
       tokenHash: hashSecret(wallet.token), micros: 500, currency: 'USD', beeId: 'b', requestId: 'r4', claim: null, expiresInSeconds: 60
     })
     if (!held.ok) throw new Error('hold refused')
     t.ok(held.holdId > (items[0]?.id ?? Infinity), 'new entries number after the old ones')
-    await store.captureHold(held.holdId, 'r4', null)
-    t.same(await store.audit(wallet.id), { balanceMicros: 2500, journalMicros: 2500 })
+    await store.holds.capture(held.holdId, 'r4', null)
+    t.same(await store.journal.audit(wallet.id), { balanceMicros: 2500, journalMicros: 2500 })
   })
 }
 

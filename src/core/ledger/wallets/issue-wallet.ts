@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import type { CreatedWallet } from '../schemas.js'
-import { hashSecret, newSecret } from './secrets.js'
-import type { LedgerStore } from './store.js'
 import type { Static } from 'typebox'
+import type { CreatedWallet } from '../../schemas.js'
+import { hashSecret, newSecret } from '../secrets.js'
+import type { BalanceLimitExceeded, WalletRepository } from './wallet-repository.js'
 
 export interface WalletRequest {
   micros: number
@@ -12,9 +12,11 @@ export interface WalletRequest {
 }
 
 /** Creates a wallet with a fresh token. The token is returned here once and stored only as its hash. */
-export async function issueWallet (ledger: LedgerStore, request: WalletRequest): Promise<Static<typeof CreatedWallet>> {
+export async function issueWallet (
+  wallets: WalletRepository, request: WalletRequest
+): Promise<{ ok: true, wallet: Static<typeof CreatedWallet> } | BalanceLimitExceeded> {
   const token = newSecret('awt')
-  const wallet = await ledger.createWallet({
+  const created = await wallets.create({
     id: `wal_${randomBytes(12).toString('base64url')}`,
     tokenHash: hashSecret(token),
     micros: request.micros,
@@ -22,5 +24,5 @@ export async function issueWallet (ledger: LedgerStore, request: WalletRequest):
     label: request.label,
     requestId: request.requestId ?? null
   })
-  return { ...wallet, token }
+  return created.ok ? { ok: true, wallet: { ...created.wallet, token } } : created
 }
