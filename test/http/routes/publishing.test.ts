@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { test } from 'tap'
 import { adminHeaders, balanceOf, build, createWallet } from '../../helper.js'
 import { signatureIsValid, startFakeBee } from '../../fake-bee.js'
-import { beeBody, createPublisher, publish, shoutInput, shoutOutput } from '../../publishing-helper.js'
+import { beeBody, createPublisher, draft07Input, publish, shoutInput, shoutOutput } from '../../publishing-helper.js'
 
 const allow = { EGRESS_ALLOWLIST: '127.0.0.1', REMOTE_BEE_TIMEOUT_MS: '300' }
 
@@ -217,20 +217,7 @@ test('publishing refuses bad ids, prices and schemas with the reason', async (t)
     t.match(response.json(), { code: 'INVALID_SCHEMA', message: reason }, what)
   }
 
-  const converted = await publish(app, publisher.headers, beeBody('converted', fake.url, {
-    inputSchema: {
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      type: 'object',
-      properties: {
-        text: { $ref: '#/definitions/text' },
-        mode: { const: 'loud' },
-        note: { type: ['string', 'null'] },
-        level: { type: 'number', exclusiveMinimum: 0 }
-      },
-      required: ['text'],
-      definitions: { text: { type: 'string', minLength: 1 } }
-    }
-  }))
+  const converted = await publish(app, publisher.headers, beeBody('converted', fake.url, { inputSchema: draft07Input }))
   const record = (await app.inject('/api/bees/converted')).json()
   t.same(record.inputSchema, {
     type: 'object',
