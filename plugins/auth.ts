@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/core/errors.js'
-import type { Publisher } from '../src/core/ledger/catalog-store.js'
+import type { Publisher } from '../src/core/ledger/catalog/catalog-repository.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
 import { WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
 import { walletTokenOf } from '../src/http/wallet-token.js'
@@ -71,7 +71,7 @@ export default fp(async (fastify) => {
     if (token === undefined) {
       throw new ApiError(401, 'WALLET_TOKEN_MISSING', `Send your wallet token in ${WALLET_HEADER_NAME}.`)
     }
-    const wallet = await fastify.ledger.getWalletByToken(hashSecret(token))
+    const wallet = await fastify.ledger.wallets.getByToken(hashSecret(token))
     if (wallet === null) throw new ApiError(401, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
     request.walletHolder = wallet
   })

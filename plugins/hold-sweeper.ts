@@ -15,7 +15,7 @@ export default fp(async (fastify) => {
     try {
       let voided: number
       do {
-        voided = await ledger.voidExpiredHolds(SWEEP_BATCH)
+        voided = await ledger.holds.voidExpired(SWEEP_BATCH)
         if (voided > 0) log.warn({ voided }, 'expired holds voided')
       } while (voided === SWEEP_BATCH)
     } catch (error) {

@@ -33,7 +33,7 @@ export default fp(async (fastify) => {
   })
 
   const purge = setInterval(() => {
-    ledger.purgeExpiredIdempotencyKeys().catch((error: unknown) => fastify.log.warn({ err: error }, 'idempotency purge failed'))
+    ledger.idempotency.purgeExpired().catch((error: unknown) => fastify.log.warn({ err: error }, 'idempotency purge failed'))
   }, PURGE_EVERY_MS)
   purge.unref()
   fastify.addHook('onClose', async () => { clearInterval(purge) })

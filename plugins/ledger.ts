@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin'
 import { openStore } from '../src/core/ledger/open-store.js'
 import { secretsKeyList, WrongSecretsKey } from '../src/core/ledger/secrets.js'
-import type { LedgerStore } from '../src/core/ledger/store.js'
+import type { Ledger } from '../src/core/ledger/ledger.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    ledger: LedgerStore
+    ledger: Ledger
   }
 }
 

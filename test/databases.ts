@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import type { Ledger } from '../src/core/ledger/ledger.js'
+import { issueWallet } from '../src/core/ledger/wallets/issue-wallet.js'
 
 export interface Backend {
   name: 'sqlite' | 'postgres'
@@ -79,4 +81,11 @@ export async function runSql (backend: Backend, statements: string[]): Promise<u
 export async function countRows (backend: Backend, table: string): Promise<number> {
   const [row] = await runSql(backend, [`SELECT count(*) AS n FROM ${table}`]) as Array<{ n: number | string }>
   return Number(row?.n)
+}
+
+/** A wallet with a fresh token, issued straight on a ledger opened by the test: refused issues fail the test. */
+export async function issuedWallet (ledger: Ledger, micros: number, label: string | null = null) {
+  const issued = await issueWallet(ledger.wallets, { micros, currency: 'USD', label })
+  if (!issued.ok) throw new Error(`wallet refused: ${issued.reason}`)
+  return issued.wallet
 }

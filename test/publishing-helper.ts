@@ -12,6 +12,20 @@ export const shoutOutput = {
   required: ['shout', 'length']
 }
 
+/** A draft-07 inputSchema using what publishing converts: $ref to definitions, const, a type union, exclusiveMinimum. */
+export const draft07Input = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: {
+    text: { $ref: '#/definitions/text' },
+    mode: { const: 'loud' },
+    note: { type: ['string', 'null'] },
+    level: { type: 'number', exclusiveMinimum: 0 }
+  },
+  required: ['text'],
+  definitions: { text: { type: 'string', minLength: 1 } }
+}
+
 export async function createPublisher (app: FastifyInstance, name = 'Acme') {
   const response = await app.inject({
     method: 'POST', url: '/api/publishers', headers: adminHeaders, payload: { email: `${name.toLowerCase()}@example.com`, name }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
+import { balanceLimitExceeded } from '../core/errors.js'
 import { openStore } from '../core/ledger/open-store.js'
-import { issueWallet } from '../core/ledger/wallets.js'
+import { issueWallet } from '../core/ledger/wallets/issue-wallet.js'
 import { toMicros } from '../core/money.js'
 import { CURRENCY_PATTERN, MAX_AMOUNT } from '../core/schemas.js'
 
@@ -43,11 +44,13 @@ export async function walletCommand (argv: string[], env: CommandEnv): Promise<n
     if (command === 'create') {
       const currency = values.currency ?? env.defaultCurrency
       if (!new RegExp(CURRENCY_PATTERN).test(currency)) throw new Error('--currency must be an ISO 4217 code such as USD')
-      const wallet = await issueWallet(ledger, {
+      const issued = await issueWallet(ledger.wallets, {
         micros: values.balance === undefined ? 0 : amountOf(values.balance, 'balance'),
         currency,
         label: values.label ?? null
       })
+      if (!issued.ok) throw balanceLimitExceeded()
+      const { wallet } = issued
       env.print(JSON.stringify(wallet, null, 2))
       env.print(`\nexport APIARY_WALLET_TOKEN=${wallet.token}   # shown once; keep it secret`)
       return 0
@@ -55,15 +58,15 @@ export async function walletCommand (argv: string[], env: CommandEnv): Promise<n
     if (command === 'deposit' && walletId !== undefined) {
       const micros = amountOf(values.amount, 'amount')
       if (micros === 0) throw new Error('--amount must be above 0')
-      const wallet = await ledger.deposit(walletId, micros, null)
-      if (wallet === null) throw new Error(`no wallet has the id ${walletId}`)
-      env.print(JSON.stringify(wallet, null, 2))
+      const deposited = await ledger.wallets.deposit(walletId, micros, null)
+      if (!deposited.ok) throw deposited.reason === 'WALLET_NOT_FOUND' ? new Error(`no wallet has the id ${walletId}`) : balanceLimitExceeded()
+      env.print(JSON.stringify(deposited.wallet, null, 2))
       return 0
     }
     if (command === 'show' && walletId !== undefined) {
-      const wallet = await ledger.getWallet(walletId)
+      const wallet = await ledger.wallets.get(walletId)
       if (wallet === null) throw new Error(`no wallet has the id ${walletId}`)
-      env.print(JSON.stringify({ ...wallet, recent: (await ledger.journal(walletId, { limit: 20 })).items }, null, 2))
+      env.print(JSON.stringify({ ...wallet, recent: await ledger.journal.recent(walletId, 20) }, null, 2))
       return 0
     }
     env.print(USAGE)

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { ErrorObject } from 'ajv'
+import { MAX_BALANCE } from './schemas.js'
 
 /**
  * An error the client can act on, whatever door it came through. HTTP turns it into
@@ -54,4 +55,9 @@ export function invalidCursor (): ApiError {
 
 export function beeNotFound (id: string): ApiError {
   return new ApiError(404, 'BEE_NOT_FOUND', `No Bee has the id "${id}". GET /api/bees lists the Bees you can call.`)
+}
+
+export function balanceLimitExceeded (): ApiError {
+  return new ApiError(400, 'BALANCE_LIMIT_EXCEEDED',
+    `A wallet holds at most ${MAX_BALANCE.toLocaleString('en-US')} of its currency: this would take its balance above that.`)
 }

@@ -21,7 +21,7 @@ export const TextInput = (purpose: string, maxChars: number) => Type.String({
   description: `Text to ${purpose}, 1 to ${maxChars} characters, not only white space.`
 })
 
-/** Kebab-case: also what the ledger checks before looking a Bee up (see catalog-store). */
+/** Kebab-case: also what the ledger checks before looking a Bee up (see the catalog repository). */
 export const BEE_ID_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 
 export const BeeId = Type.String({

@@ -1,5 +1,5 @@
 import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
-import type { LedgerStore } from '../ledger/store.js'
+import type { Ledger } from '../ledger/ledger.js'
 import type { Registry } from '../registry.js'
 import { admit, validateInput, type Admission } from './admission.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
@@ -8,7 +8,7 @@ import { runAndSell } from './sale.js'
 
 export interface ExecutorOptions {
   registry: Registry
-  ledger: LedgerStore
+  ledger: Ledger
   idempotency: IdempotencyLimits
   holdTimeoutSeconds: number
 }

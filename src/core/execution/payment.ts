@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js'
-import type { LedgerStore } from '../ledger/store.js'
+import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import type { RegisteredBee } from '../registry.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
@@ -21,7 +21,7 @@ function paymentRequired (bee: RegisteredBee, code: string, message: string): Ap
  * hold of the abandoned claim this execution took over, so a retry never pays twice), or says 402.
  * A free Bee passes untouched.
  */
-export async function holdPayment (ledger: LedgerStore, execution: Execution, holdTimeoutSeconds: number): Promise<Step> {
+export async function holdPayment (ledger: Ledger, execution: Execution, holdTimeoutSeconds: number): Promise<Step> {
   const { bee, claim, tokenHash } = execution
   if (!bee.paid) return { ok: true }
   const { id, pricing } = bee.record
@@ -33,14 +33,14 @@ export async function holdPayment (ledger: LedgerStore, execution: Execution, ho
     }
   }
   if (claim !== null && claim.holdId !== null) {
-    const renewed = await ledger.renewHold(claim.holdId, holdTimeoutSeconds)
+    const renewed = await ledger.holds.renew(claim.holdId, holdTimeoutSeconds)
     if (renewed !== null) {
       execution.hold = { id: claim.holdId, ...renewed }
       return { ok: true }
     }
     // Voided meanwhile (a captured hold would have completed the claim): a new hold is placed below.
   }
-  const outcome = await ledger.placeHold({
+  const outcome = await ledger.holds.place({
     tokenHash,
     micros: bee.priceMicros,
     currency: pricing.currency,

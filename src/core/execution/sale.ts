@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js'
-import type { LedgerStore } from '../ledger/store.js'
+import type { Ledger } from '../ledger/ledger.js'
 import type { RegisteredBee } from '../registry.js'
 import type { Execution, ExecutionOutcome, Honey } from './execution.js'
 
@@ -24,21 +24,21 @@ function holdSettled (): ApiError {
  * Captures the hold and keeps the answer for replay in one transaction, so a crash can never leave
  * a sale without its stored answer (a retry would pay again) or an answer stored for free.
  */
-async function sell (ledger: LedgerStore, execution: Execution, body: string): Promise<void> {
+async function sell (ledger: Ledger, execution: Execution, body: string): Promise<void> {
   const { claim, hold } = execution
   const completion = claim === null ? null : { scope: claim.scope, key: claim.key, status: 200, body }
   if (hold !== null) {
-    if (!await ledger.captureHold(hold.id, execution.requestId, completion)) throw holdSettled()
+    if (!await ledger.holds.capture(hold.id, execution.requestId, completion)) throw holdSettled()
   } else if (completion !== null) {
-    await ledger.completeIdempotencyKey(completion)
+    await ledger.idempotency.complete(completion)
   }
   // Completed with the answer: not to be released.
   execution.claim = null
 }
 
-async function voidHold (ledger: LedgerStore, execution: Execution, holdId: number): Promise<void> {
+async function voidHold (ledger: Ledger, execution: Execution, holdId: number): Promise<void> {
   try {
-    await ledger.voidHold(holdId, execution.requestId)
+    await ledger.holds.void(holdId, execution.requestId)
   } catch (error) {
     // The hold stays pending: the sweeper voids it once it expires.
     execution.log.error({ err: error, holdId }, 'void failed')
@@ -51,7 +51,7 @@ async function voidHold (ledger: LedgerStore, execution: Execution, holdId: numb
  * together. Any failure before the capture voids the hold, serializing included: an answer that
  * cannot be serialized (nested too deep) must not keep the caller's money.
  */
-export async function runAndSell (ledger: LedgerStore, execution: Execution, input: unknown,
+export async function runAndSell (ledger: Ledger, execution: Execution, input: unknown,
   serialize: (honey: Honey) => string): Promise<ExecutionOutcome> {
   const { bee, hold, log } = execution
   let honey: Honey

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ApiError } from '../errors.js'
 import type { Execution, Step } from '../execution/execution.js'
-import type { LedgerStore } from '../ledger/store.js'
+import type { Ledger } from '../ledger/ledger.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
@@ -27,7 +27,7 @@ const requestHashOf = (beeId: string, input: unknown) =>
  * stored only for a caller with a wallet, so anonymous callers cannot make the server store anything:
  * a key on a free Bee needs a valid wallet token too. No key: nothing to do.
  */
-export async function claimKey (ledger: LedgerStore, limits: IdempotencyLimits, execution: Execution, key: unknown,
+export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execution: Execution, key: unknown,
   input: unknown): Promise<Step<{ replay: Replay | null }>> {
   if (key === undefined) return { ok: true, replay: null }
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
@@ -37,7 +37,7 @@ export async function claimKey (ledger: LedgerStore, limits: IdempotencyLimits, 
   if (bee.paid) {
     // Without a token a paid call is refused by the payment step anyway: nothing to claim.
     if (tokenHash === null) return { ok: true, replay: null }
-  } else if (tokenHash === null || await ledger.getWalletByToken(tokenHash) === null) {
+  } else if (tokenHash === null || await ledger.wallets.getByToken(tokenHash) === null) {
     return {
       ok: false,
       error: new ApiError(400, 'IDEMPOTENCY_WALLET_REQUIRED', `${tokenHash === null ? '' : `No wallet has the token in ${WALLET_HEADER_NAME}. `}` +
@@ -46,7 +46,7 @@ export async function claimKey (ledger: LedgerStore, limits: IdempotencyLimits, 
     }
   }
   const scope = scopeOf(tokenHash)
-  const outcome = await ledger.claimIdempotencyKey({
+  const outcome = await ledger.idempotency.claim({
     scope, key, requestHash: requestHashOf(bee.record.id, input), ttlSeconds: limits.ttlSeconds, leaseSeconds: limits.leaseSeconds
   })
   switch (outcome.state) {
@@ -66,9 +66,9 @@ export async function claimKey (ledger: LedgerStore, limits: IdempotencyLimits, 
  * Frees a key whose execution did not complete (a sale completes it, with the capture), so the retry
  * of a failure really retries. Nothing was sold: the hold, if any, was voided.
  */
-export async function releaseKey (ledger: LedgerStore, execution: Execution): Promise<void> {
+export async function releaseKey (ledger: Ledger, execution: Execution): Promise<void> {
   const { claim } = execution
   if (claim === null) return
   execution.claim = null
-  await ledger.releaseIdempotencyKey(claim.scope, claim.key)
+  await ledger.idempotency.release(claim.scope, claim.key)
 }

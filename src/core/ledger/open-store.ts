@@ -3,13 +3,18 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
-import { type Debit, postgresDebit, sqliteDebit } from './debit.js'
+import { sqlCatalogRepository } from './catalog/sql-catalog-repository.js'
+import type { Debit } from './holds/debit.js'
+import { postgresDebit } from './holds/postgres-debit.js'
+import { sqlHoldRepository } from './holds/sql-hold-repository.js'
+import { sqliteDebit } from './holds/sqlite-debit.js'
+import { sqlIdempotencyRepository } from './idempotency/sql-idempotency-repository.js'
+import { sqlJournalRepository } from './journal/sql-journal-repository.js'
+import type { Ledger } from './ledger.js'
 import { migrationsFor, type Dialect } from './migrations.js'
-import { createCatalogStore } from './catalog-store.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
-import { createSqlStore } from './sql-store.js'
-import type { LedgerStore } from './store.js'
 import type { Tables } from './tables.js'
+import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 
 export interface StoreOptions {
   /** PostgreSQL connections per instance. */
@@ -109,7 +114,7 @@ function sqlite (path: string): Connected {
  * Opens the ledger named by DATABASE_URL, `postgres://…` for PostgreSQL and anything else for the
  * embedded SQLite file, and brings its schema up to date before returning.
  */
-export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<LedgerStore> {
+export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<Ledger> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
   const { db, debit } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
@@ -122,6 +127,15 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     await db.destroy()
     throw error
   }
-  // The debit's statements are prepared against the migrated schema.
-  return createSqlStore(db, dialect, debit(), () => db.destroy(), createCatalogStore(db, secretBox(databaseUrl, dialect, options)))
+  return {
+    dialect,
+    wallets: sqlWalletRepository(db),
+    // The debit's statements are prepared against the migrated schema.
+    holds: sqlHoldRepository(db, dialect, debit()),
+    journal: sqlJournalRepository(db),
+    idempotency: sqlIdempotencyRepository(db),
+    catalog: sqlCatalogRepository(db, secretBox(databaseUrl, dialect, options)),
+    async ping () { await sql`SELECT 1`.execute(db) },
+    close: () => db.destroy()
+  }
 }

@@ -1,4 +1,4 @@
-import type { BuiltinState, CatalogStore, StoredBee } from '../ledger/catalog-store.js'
+import type { BuiltinState, CatalogRepository, StoredBee } from '../ledger/catalog/catalog-repository.js'
 import type { Logger } from '../logger.js'
 import { fromMicros } from '../money.js'
 import type { BeeDefinition, Registry } from '../registry.js'
@@ -9,7 +9,7 @@ import { checkZodConvertible } from './zod-compat.js'
 
 export interface CatalogSyncOptions {
   registry: Registry
-  store: CatalogStore
+  store: CatalogRepository
   proxy: RemoteBeeProxy
   log: Logger
 }

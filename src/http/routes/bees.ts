@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { beeNotFound } from '../../core/errors.js'
+import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import { mountGenericExecute } from '../execute-route.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
 import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
@@ -52,7 +52,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (isBare && bare !== null && bare.version === registry.version) {
       ({ body, etag } = bare)
     } else {
-      const after = decodeCursor(cursor, beeIdShape)
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, beeIdShape)
+      if (after === null) throw invalidCursor()
       const { records, more } = registry.list({ ...filter, after }, limit)
       const last = records[records.length - 1]
       const nextCursor = more && last !== undefined ? encodeCursor(last.id) : null

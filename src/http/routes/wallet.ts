@@ -17,7 +17,7 @@ const walletHolderRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     onRequest: fastify.requireWalletHolder
   }, async (request) => {
     const wallet = request.walletHolder as Wallet
-    return { ...wallet, recent: (await fastify.ledger.journal(wallet.id, { limit: RECENT_ENTRIES })).items }
+    return { ...wallet, recent: await fastify.ledger.journal.recent(wallet.id, RECENT_ENTRIES) }
   })
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError } from '../../core/errors.js'
-import { issueWallet } from '../../core/ledger/wallets.js'
+import { ApiError, balanceLimitExceeded, invalidCursor } from '../../core/errors.js'
+import { issueWallet } from '../../core/ledger/wallets/issue-wallet.js'
 import { toMicros } from '../../core/money.js'
 import { CreatedWallet, CurrencyCode, ErrorBody, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ValidationErrorBody, Wallet, WalletId } from '../../core/schemas.js'
 
@@ -50,8 +50,9 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { balance = 0, currency = fastify.config.PRICE_CURRENCY, label = null } = request.body ?? {}
-    const wallet = await issueWallet(ledger, { micros: micros(balance), currency, label, requestId: request.id })
-    return reply.code(201).send(wallet)
+    const issued = await issueWallet(ledger.wallets, { micros: micros(balance), currency, label, requestId: request.id })
+    if (!issued.ok) throw balanceLimitExceeded()
+    return reply.code(201).send(issued.wallet)
   })
 
   fastify.get('/wallets', {
@@ -64,8 +65,9 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: paged('wallets', Wallet), ...adminErrors }
     }
   }, async (request) => {
-    const { items, nextCursor } = await ledger.listWallets(request.query)
-    return { wallets: items, nextCursor }
+    const listed = await ledger.wallets.list(request.query)
+    if (!listed.ok) throw invalidCursor()
+    return { wallets: listed.items, nextCursor: listed.nextCursor }
   })
 
   fastify.post('/wallets/:id/deposits', {
@@ -84,15 +86,15 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Wallet, ...walletErrors }
     }
   }, async (request) => {
-    const wallet = await ledger.deposit(request.params.id, micros(request.body.amount), request.id)
-    if (wallet === null) throw walletNotFound(request.params.id)
-    return wallet
+    const deposited = await ledger.wallets.deposit(request.params.id, micros(request.body.amount), request.id)
+    if (!deposited.ok) throw deposited.reason === 'WALLET_NOT_FOUND' ? walletNotFound(request.params.id) : balanceLimitExceeded()
+    return deposited.wallet
   })
 
   fastify.get('/wallets/:id', {
     schema: { ...admin, operationId: 'get-wallet', summary: 'Read a wallet', params: WalletParams, response: { 200: Wallet, ...walletErrors } }
   }, async (request) => {
-    const wallet = await ledger.getWallet(request.params.id)
+    const wallet = await ledger.wallets.get(request.params.id)
     if (wallet === null) throw walletNotFound(request.params.id)
     return wallet
   })
@@ -108,9 +110,10 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: paged('entries', JournalEntry), ...walletErrors }
     }
   }, async (request) => {
-    if (await ledger.getWallet(request.params.id) === null) throw walletNotFound(request.params.id)
-    const { items, nextCursor } = await ledger.journal(request.params.id, request.query)
-    return { entries: items, nextCursor }
+    if (await ledger.wallets.get(request.params.id) === null) throw walletNotFound(request.params.id)
+    const listed = await ledger.journal.list(request.params.id, request.query)
+    if (!listed.ok) throw invalidCursor()
+    return { entries: listed.items, nextCursor: listed.nextCursor }
   })
 
   for (const [action, frozen] of [['freeze', true], ['unfreeze', false]] as const) {
@@ -123,7 +126,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: Wallet, ...walletErrors }
       }
     }, async (request) => {
-      const wallet = await ledger.setFrozen(request.params.id, frozen)
+      const wallet = await ledger.wallets.setFrozen(request.params.id, frozen)
       if (wallet === null) throw walletNotFound(request.params.id)
       request.log.info({ walletId: wallet.id, frozen }, 'wallet freeze changed')
       return wallet

@@ -4,7 +4,7 @@ import { toInputSchema, toOutputSchema } from '../../../src/core/publishing/sche
 import { toZod } from '../../../src/core/publishing/zod-compat.js'
 import { compileBodySchema } from '../../../src/core/validation.js'
 import { build } from '../../helper.js'
-import { beeBody, createPublisher, shoutInput, shoutOutput } from '../../publishing-helper.js'
+import { beeBody, createPublisher, draft07Input, shoutInput, shoutOutput } from '../../publishing-helper.js'
 
 /** A sample body and whether Apiary's validator takes it. */
 type Sample = [value: unknown, accepted: boolean, what: string]
@@ -124,20 +124,7 @@ const published: Array<[name: string, stored: JsonObject, samples: Sample[]]> = 
   ['publishing-helper outputSchema', toOutputSchema(shoutOutput), [
     [{ shout: 'HEY', length: 3 }, true, 'valid'], [{ shout: 'HEY', length: 1.5 }, false, 'not an integer'], [{ shout: 'HEY' }, false, 'missing required']
   ]],
-  ['publishing.test.ts converted inputSchema', toInputSchema(beeBody('converted', 'https://x.example', {
-    inputSchema: {
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      type: 'object',
-      properties: {
-        text: { $ref: '#/definitions/text' },
-        mode: { const: 'loud' },
-        note: { type: ['string', 'null'] },
-        level: { type: 'number', exclusiveMinimum: 0 }
-      },
-      required: ['text'],
-      definitions: { text: { type: 'string', minLength: 1 } }
-    }
-  }).inputSchema), [
+  ['publishing.test.ts converted inputSchema', toInputSchema(beeBody('converted', 'https://x.example', { inputSchema: draft07Input }).inputSchema), [
     [{ text: 'a', mode: 'loud', note: 'n', level: 0.5 }, true, 'valid'],
     [{ text: 'a', note: null }, true, 'nullable null'],
     [{ text: '' }, false, 'too short (through the $ref)'],

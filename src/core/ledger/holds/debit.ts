@@ -1,0 +1,17 @@
+import type { CaptureRequest, HoldRequest } from './hold-repository.js'
+
+export interface Debited { id: number, wallet_id: string, balance: number }
+
+/** The two statements every paid call runs, and the ones the dialects force apart. */
+export interface Debit {
+  /**
+   * Takes the price from the wallet, journals the hold, records its state and links it to the
+   * idempotency claim, atomically, or returns undefined when the wallet cannot pay.
+   */
+  hold (request: HoldRequest): Promise<Debited | undefined>
+  /**
+   * Captures the hold if it is still pending (a journal row naming it) and, with a completion, stores
+   * the answer for replay, atomically; false when the hold was already settled.
+   */
+  capture (request: CaptureRequest): Promise<boolean>
+}

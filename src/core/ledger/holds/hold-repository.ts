@@ -1,0 +1,46 @@
+import type { IdempotencyCompletion } from '../idempotency/idempotency-repository.js'
+
+export interface HoldRequest {
+  tokenHash: string
+  micros: number
+  currency: string
+  beeId: string
+  requestId: string
+  /** The idempotency claim this execution runs under, if any: the hold is recorded on it. */
+  claim: { scope: string, key: string } | null
+  expiresInSeconds: number
+}
+
+export type HoldOutcome =
+  | { ok: true, holdId: number, walletId: string, balanceMicros: number }
+  | { ok: false, reason: 'WALLET_NOT_FOUND' | 'CURRENCY_MISMATCH' | 'WALLET_FROZEN' }
+  | { ok: false, reason: 'INSUFFICIENT_FUNDS', balanceMicros: number, currency: string }
+
+export interface CaptureRequest { holdId: number, requestId: string, completion: IdempotencyCompletion | null }
+
+export interface RenewedHold { walletId: string, micros: number, balanceMicros: number }
+
+/** The money movement of a paid call: a hold debits at once, then is captured (a sale) or voided (credited back). */
+export interface HoldRepository {
+  /**
+   * Places a hold: debits `micros` from the wallet holding `tokenHash` at once and journals the hold,
+   * atomically and only if the balance covers it, so concurrent calls can never drive a balance below
+   * zero. With `claim`, the hold is recorded on that idempotency key in the same transaction.
+   */
+  place (request: HoldRequest): Promise<HoldOutcome>
+  /**
+   * Pushes a still-pending hold's expiry to `expiresInSeconds` from now, for a retry that takes over
+   * its claim; null when the hold is no longer pending.
+   */
+  renew (holdId: number, expiresInSeconds: number): Promise<RenewedHold | null>
+  /**
+   * Captures a pending hold (a journal row, no balance change) and, with `completion`, stores the
+   * answer for replay in the same transaction. False when the hold was no longer pending: nothing
+   * was captured or stored.
+   */
+  capture (holdId: number, requestId: string, completion: IdempotencyCompletion | null): Promise<boolean>
+  /** Voids a pending hold: journals the void and credits the amount back. False when it was not pending. */
+  void (holdId: number, requestId: string | null): Promise<boolean>
+  /** Voids up to `limit` pending holds past their expiry; safe when several instances sweep at once. */
+  voidExpired (limit: number): Promise<number>
+}

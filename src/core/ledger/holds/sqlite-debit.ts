@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3'
+import type { Kysely } from 'kysely'
+import { later } from '../timestamps.js'
+import type { Tables } from '../tables.js'
+import type { Debit, Debited } from './debit.js'
+import type { CaptureRequest, HoldRequest } from './hold-repository.js'
+
+/**
+ * Group commit: the calls that arrive in one turn of the event loop are written in one transaction,
+ * each with its own conditional UPDATE (so none can overdraw or settle a hold twice), and answered only
+ * once it has committed. One commit then serves many calls; if the transaction fails, none of the batch
+ * was written.
+ */
+function groupCommit<R, D> (commit: (requests: R[]) => Promise<D[]>): (request: R) => Promise<D> {
+  interface Waiting { request: R, resolve (result: D): void, reject (error: unknown): void }
+  let waiting: Waiting[] = []
+  const flush = async () => {
+    const batch = waiting
+    waiting = []
+    try {
+      const results = await commit(batch.map((entry) => entry.request))
+      batch.forEach((entry, i) => entry.resolve(results[i] as D))
+    } catch (error) {
+      for (const entry of batch) entry.reject(error)
+    }
+  }
+  return (request) => new Promise((resolve, reject) => {
+    waiting.push({ request, resolve, reject })
+    // After this turn's I/O, so the calls that arrived together share the batch.
+    if (waiting.length === 1) setImmediate(flush)
+  })
+}
+
+/**
+ * SQLite is in-process (no round trip to save) and has no UPDATE inside a CTE: the same statements,
+ * prepared once, group-committed in IMMEDIATE transactions. They run holding Kysely's connection, so
+ * they never land inside a transaction Kysely has open on the same database handle.
+ */
+export function sqliteDebit (db: Kysely<Tables>, database: Database.Database): Debit {
+  const debit = database.prepare<[number, string, string, number], { id: string, balance: number }>(
+    'UPDATE wallets SET balance = balance - ? WHERE token_hash = ? AND currency = ? AND frozen = 0 AND balance >= ? RETURNING id, balance'
+  )
+  const journal = database.prepare<[string, number, string, string, string | null, string], { id: number }>(
+    "INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at) VALUES (?, 'hold', ?, ?, ?, ?, ?) RETURNING id"
+  )
+  const pending = database.prepare<[number, string, number, string]>(
+    "INSERT INTO holds (id, wallet_id, amount, state, expires_at) VALUES (?, ?, ?, 'pending', ?)"
+  )
+  const link = database.prepare<[number, string, string]>('UPDATE idempotency_keys SET hold_id = ? WHERE scope = ? AND key = ?')
+  const holdOne = (request: HoldRequest): Debited | undefined => {
+    const wallet = debit.get(request.micros, request.tokenHash, request.currency, request.micros)
+    if (wallet === undefined) return undefined
+    const { claim } = request
+    const entry = journal.get(wallet.id, request.micros, request.beeId, request.requestId, claim?.key ?? null, new Date().toISOString()) as { id: number }
+    pending.run(entry.id, wallet.id, request.micros, later(request.expiresInSeconds))
+    if (claim !== null) link.run(entry.id, claim.scope, claim.key)
+    return { id: entry.id, wallet_id: wallet.id, balance: wallet.balance }
+  }
+
+  const settle = database.prepare<[number]>("UPDATE holds SET state = 'captured' WHERE id = ? AND state = 'pending'")
+  const captured = database.prepare<[string, string, number]>(
+    "INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, hold_id, created_at) SELECT wallet_id, 'capture', amount, bee_id, ?, idempotency_key, id, ? FROM journal WHERE id = ?"
+  )
+  const complete = database.prepare<[number, string, string, string]>(
+    "UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?"
+  )
+  const captureOne = ({ holdId, requestId, completion }: CaptureRequest): boolean => {
+    if (settle.run(holdId).changes === 0) return false
+    captured.run(requestId, new Date().toISOString(), holdId)
+    if (completion !== null) complete.run(completion.status, completion.body, completion.scope, completion.key)
+    return true
+  }
+
+  const inBatch = <R, D>(one: (request: R) => D) => {
+    const all = database.transaction((requests: R[]) => requests.map(one))
+    return groupCommit((requests: R[]) => db.connection().execute(async () => all.immediate(requests)))
+  }
+  return { hold: inBatch(holdOne), capture: inBatch(captureOne) }
+}

@@ -1,0 +1,22 @@
+import type { CatalogRepository } from './catalog/catalog-repository.js'
+import type { HoldRepository } from './holds/hold-repository.js'
+import type { IdempotencyRepository } from './idempotency/idempotency-repository.js'
+import type { JournalRepository } from './journal/journal-repository.js'
+import type { Dialect } from './migrations.js'
+import type { WalletRepository } from './wallets/wallet-repository.js'
+
+/**
+ * The ledger: one repository per aggregate, all on one database, their implementations chosen once
+ * when it is opened (see openStore). Nothing else in the service touches the database.
+ */
+export interface Ledger {
+  readonly dialect: Dialect
+  readonly wallets: WalletRepository
+  readonly holds: HoldRepository
+  readonly journal: JournalRepository
+  readonly idempotency: IdempotencyRepository
+  /** Publishers, published Bees and the status of built-in Bees. */
+  readonly catalog: CatalogRepository
+  ping (): Promise<void>
+  close (): Promise<void>
+}

@@ -1,0 +1,73 @@
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { test } from 'tap'
+import { build } from '../helper.js'
+
+test('the OpenAPI document is valid OpenAPI 3.0.3, version 1.0.0', async (t) => {
+  const app = await build(t)
+  const response = await app.inject('/openapi/openapi.json')
+  t.equal(response.statusCode, 200)
+  const document = response.json()
+  t.equal(document.openapi, '3.0.3')
+  t.equal(document.info.version, '1.0.0')
+  // validate() dereferences in place: give it a copy and keep the original for the checks below.
+  await t.resolves(SwaggerParser.validate(structuredClone(document)), 'passes the OpenAPI 3.0 schema and semantic checks')
+  t.same(Object.keys(document.components.securitySchemes).sort(), ['adminToken', 'publisherKey', 'walletToken'])
+  t.match(document.components.securitySchemes.walletToken, { type: 'apiKey', in: 'header', name: 'X-Registry-Wallet-Token' })
+  t.match(document.components.securitySchemes.adminToken, { type: 'http', scheme: 'bearer' })
+})
+
+test('each built-in Bee has its own execute path with its exact schemas', async (t) => {
+  const app = await build(t)
+  const document = (await app.inject('/openapi/openapi.json')).json()
+  const { bees } = (await app.inject('/api/bees')).json<{ bees: Array<Record<string, any>> }>()
+  for (const bee of bees) {
+    const operation = document.paths[`/api/bees/${bee.id}/execute`]?.post
+    t.ok(operation, `${bee.id} has an execute path`)
+    const body = operation.requestBody.content['application/json'].schema
+    t.same(body.required, bee.inputSchema.required, `${bee.id} body requires what its inputSchema requires`)
+    t.same(Object.keys(body.properties), Object.keys(bee.inputSchema.properties))
+    const honey = operation.responses['200'].content['application/json'].schema
+    t.same(honey.required, ['beeId', 'timestamp', 'result', 'confidence', 'freshness'])
+    t.same(honey.properties.result.required, bee.outputSchema.required, `${bee.id} Honey.result is its outputSchema`)
+    t.equal(Boolean(operation.responses['402']), bee.pricing.type === 'pay-per-use', `${bee.id} documents 402 when paid`)
+    t.same(operation.security, bee.pricing.type === 'pay-per-use' ? [{ walletToken: [] }] : [])
+  }
+})
+
+test('the document describes discovery, detail, the generic execute path and nullable fields the 3.0 way', async (t) => {
+  const app = await build(t)
+  const document = (await app.inject('/openapi/openapi.json')).json()
+  t.ok(document.paths['/api/bees'].get)
+  t.ok(document.paths['/api/bees/{id}'].get.responses['404'])
+  t.ok(document.paths['/api/bees/{id}/execute'].post.responses['402'])
+  const text = JSON.stringify(document)
+  t.notMatch(text, /"type":"null"/, 'no type null (3.1 only)')
+  t.notMatch(text, /"const":/, 'no const (3.1 only)')
+  const ownerId = document.paths['/api/bees/{id}'].get.responses['200'].content['application/json'].schema.properties.ownerId
+  t.same(ownerId, { type: 'string', nullable: true, description: ownerId.description })
+})
+
+test('Swagger UI is served at /docs', async (t) => {
+  const app = await build(t)
+  const response = await app.inject('/docs/')
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /text\/html/)
+})
+
+test('execute 200s declare the headers the service sends, so an agent can read its cost and balance', async (t) => {
+  const app = await build(t)
+  const doc = (await app.inject('/openapi/openapi.json')).json()
+  const headersOf = (id: string) => Object.keys(doc.paths[`/api/bees/${id}/execute`].post.responses['200'].headers)
+  const paid = headersOf('sentiment-analyzer')
+  for (const name of ['x-registry-cost', 'x-registry-balance', 'idempotent-replayed', 'deprecation', 'sunset', 'x-request-id']) {
+    t.ok(paid.includes(name), `a paid Bee declares ${name}`)
+  }
+  t.notOk(headersOf('text-summarizer').includes('x-registry-cost'), 'a free Bee has no cost header')
+  const body = doc.paths['/api/bees/sentiment-analyzer/execute'].post.responses['200'].content['application/json'].schema
+  t.notOk('headers' in body, 'the headers are not part of the body schema')
+  const response = await app.inject({
+    method: 'POST', url: '/api/bees/text-summarizer/execute', payload: { text: 'One sentence. Another one.' }
+  })
+  t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
+  t.same(Object.keys(response.json()), ['beeId', 'timestamp', 'result', 'confidence', 'freshness'], 'the body is still Honey only')
+})

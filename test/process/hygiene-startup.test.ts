@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
+import Database from 'better-sqlite3'
+import { test } from 'tap'
+import { openStore } from '../../src/core/ledger/open-store.js'
+import { sqliteBackend } from '../databases.js'
+
+/** Runs src/server.ts as `npm start` would, and resolves with its exit code once it ends by itself. */
+async function exitCodeOf (env: Record<string, string>): Promise<number | null> {
+  const child = spawn(process.execPath, [...process.execArgv, 'src/server.ts'], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'fatal', ...env },
+    stdio: 'ignore'
+  })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const [code] = await once(child, 'exit') as [number | null]
+  clearTimeout(timer)
+  return code
+}
+
+test('a port already in use stops start-up with a non-zero exit code', async (t) => {
+  const blocker = createServer().listen(0, '127.0.0.1')
+  await once(blocker, 'listening')
+  t.teardown(() => blocker.close())
+  const database = sqliteBackend()
+  t.teardown(database.drop)
+  const port = (blocker.address() as AddressInfo).port
+  t.equal(await exitCodeOf({ PORT: String(port), DATABASE_URL: database.url }), 1)
+})
+
+test('a catalog that cannot be loaded stops start-up with a non-zero exit code', async (t) => {
+  const database = sqliteBackend()
+  t.teardown(database.drop)
+  const store = await openStore(database.url)
+  await store.catalog.createPublisher({ id: 'pub_1', email: 'a@example.com', name: 'A', createdAt: new Date().toISOString(), keyHash: 'h' })
+  await store.close()
+  // A published Bee whose stored schema is not JSON: loading the catalog at start-up throws.
+  const raw = new Database(database.url)
+  const now = new Date().toISOString()
+  raw.prepare(`INSERT INTO published_bees (id, owner_id, owner_email, name, description, category, colony, endpoint,
+    input_schema, output_schema, primary_services, pricing_type, cost_micros, currency, status, signing_secret, version,
+    created_at, updated_at) VALUES ('broken', 'pub_1', 'a@example.com', 'Broken', 'x', 'utility', 'community',
+    'https://example.com/x', 'not json', '{}', '[]', 'free', 0, 'USD', 'active', 's', 1, ?, ?)`).run(now, now)
+  raw.prepare('UPDATE catalog_version SET version = version + 1').run()
+  raw.close()
+  t.equal(await exitCodeOf({ PORT: '0', DATABASE_URL: database.url }), 1)
+})
+
+test('an unreachable database stops start-up with a non-zero exit code', async (t) => {
+  t.equal(await exitCodeOf({ PORT: '0', DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none', SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') }), 1)
+})
