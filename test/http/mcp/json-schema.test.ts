@@ -7,7 +7,7 @@ import { addSafeFormats } from '../../../src/core/formats.js'
 import { toInputSchema, toOutputSchema } from '../../../src/core/publishing/schema-conversion.js'
 import { compileBodySchema } from '../../../src/core/validation.js'
 import { toToolSchema } from '../../../src/http/mcp/json-schema.js'
-import { shoutInput, shoutOutput } from '../../publishing-helper.js'
+import { draft07Input, shoutInput, shoutOutput } from '../../publishing-helper.js'
 
 /** A publisher's draft-07 schema using what publishing rewrites the OpenAPI 3.0 way: a nullable union and examples. */
 const noteInput = {
@@ -33,7 +33,8 @@ const schemas: Record<string, object> = {
   'weather output': WeatherOutput,
   'shout input': toInputSchema(shoutInput),
   'shout output': toOutputSchema(shoutOutput),
-  'note input': toInputSchema(noteInput)
+  'note input': toInputSchema(noteInput),
+  'draft-07 input': toInputSchema(draft07Input)
 }
 
 const samples: unknown[] = [
@@ -47,6 +48,7 @@ const samples: unknown[] = [
   { text: 'a', mood: 'calm' }, { text: 'a', mood: 'sad' }, { text: 'a', mood: null },
   { text: 'a', when: '2026-01-01T00:00:00Z' }, { text: 'a', when: 'yesterday' },
   { text: 'a', tags: ['x'] }, { text: 'a', tags: ['y'] }, { text: 'a', tags: ['x', 'x', 'x'] },
+  { text: 'a', mode: 'loud' }, { text: 'a', mode: 'soft' },
   { text: 'a', level: 0 }, { text: 'a', level: 0.1 }, { text: 'a', level: 10 }, { text: 'a', level: 11 }
 ]
 
