@@ -72,6 +72,7 @@ export class Registry {
   readonly #bees = new Map<string, RegisteredBee>()
   #sorted: RegisteredBee[] | null = null
   #version = 0
+  readonly #listeners = new Set<() => void>()
 
   get version (): number {
     return this.#version
@@ -154,8 +155,15 @@ export class Registry {
     return this.#sorted
   }
 
+  /** Calls `listener` after every change (a door announcing it, say); returns what unsubscribes it. */
+  onChange (listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => { this.#listeners.delete(listener) }
+  }
+
   #changed (): void {
     this.#sorted = null
     this.#version++
+    for (const listener of this.#listeners) listener()
   }
 }

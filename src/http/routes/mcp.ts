@@ -10,17 +10,19 @@ import { walletTokenOf } from '../wallet-token.js'
 const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
   const endpoint = new McpEndpoint({ registry, execute: (request) => executor.execute(request) })
-  // The registry counts its changes (version) but announces none: listeners hear of one within a second.
-  let seen = registry.version
-  const watch = setInterval(() => {
-    if (registry.version === seen) return
-    seen = registry.version
-    endpoint.toolsChanged()
-  }, 1000)
-  watch.unref()
+  // A catalog sync may change many Bees at once: their listeners hear of it once.
+  let announcing = false
+  const unsubscribe = registry.onChange(() => {
+    if (announcing) return
+    announcing = true
+    setImmediate(() => {
+      announcing = false
+      endpoint.toolsChanged()
+    })
+  })
   // Before the server closes: an open listen stream would keep it waiting.
   fastify.addHook('preClose', async () => {
-    clearInterval(watch)
+    unsubscribe()
     await endpoint.close()
   })
 
