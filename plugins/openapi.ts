@@ -24,6 +24,7 @@ export default fp(async (fastify) => {
       tags: [
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
+        { name: 'mcp', description: 'The Model Context Protocol door: every active Bee as a tool (see the README, MCP).' },
         { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
         { name: 'operations', description: 'Liveness and readiness.' }

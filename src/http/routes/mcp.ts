@@ -35,7 +35,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
 
   fastify.post('/mcp', {
     schema: {
-      tags: ['execute'],
+      tags: ['mcp'],
       operationId: 'mcp',
       summary: 'Model Context Protocol (Streamable HTTP, stateless)',
       description: 'Every active Bee as an MCP tool, plus find_bees to search them. Protocol versions 2025-06-18, ' +
