@@ -5,6 +5,7 @@ import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
 import configPlugin from '../plugins/config.js'
 import contentEncoding from '../plugins/content-encoding.js'
+import cors from '../plugins/cors.js'
 import executor from '../plugins/executor.js'
 import errors, { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import health from '../plugins/health.js'
@@ -69,6 +70,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(accessLog)
   await fastify.register(httpRequirements)
   await fastify.register(securityHeaders)
+  await fastify.register(cors)
   await fastify.register(registry)
   await fastify.register(openapi)
 

@@ -4,6 +4,7 @@ import { parseSecretsKey, secretsKeyList } from './core/ledger/secrets.js'
 import { toMicros } from './core/money.js'
 import { allowlistEntries, allowlistEntryProblem } from './core/publishing/egress.js'
 import { CurrencyCode, StringEnum } from './core/schemas.js'
+import { corsOriginProblem, corsOrigins } from './http/cors-origins.js'
 
 const Price = (bee: string, fallback: number) => Type.Number({
   exclusiveMinimum: 0,
@@ -95,6 +96,10 @@ export const ConfigSchema = Type.Object({
   SECRETS_KEY_PREVIOUS: Type.String({
     default: '',
     description: 'Comma-separated earlier SECRETS_KEY values, still read while rows are re-encrypted under the current key.'
+  }),
+  CORS_ORIGINS: Type.String({
+    default: '',
+    description: 'Comma-separated origins (scheme://host[:port]) whose browser pages may call the API; empty turns CORS off.'
   })
 })
 
@@ -157,6 +162,10 @@ function formatProblems (config: Config): string[] {
   for (const entry of allowlistEntries(config.EGRESS_ALLOWLIST)) {
     const problem = allowlistEntryProblem(entry)
     if (problem !== null) problems.push(`EGRESS_ALLOWLIST: ${problem}`)
+  }
+  for (const origin of corsOrigins(config.CORS_ORIGINS)) {
+    const problem = corsOriginProblem(origin)
+    if (problem !== null) problems.push(`CORS_ORIGINS: ${problem}`)
   }
   if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
   for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {

@@ -17,6 +17,8 @@ export class AllowedMethods {
   readonly #paths = new Map<string, { pattern: RegExp, methods: Set<string> }>()
 
   add (url: string, methods: string | string[]): void {
+    // A catch-all route (CORS's OPTIONS *) is on every path: it says nothing about which paths exist.
+    if (url === '*') return
     let entry = this.#paths.get(url)
     if (entry === undefined) {
       entry = { pattern: pathPattern(url), methods: new Set() }
