@@ -19,7 +19,7 @@ export default fp(async (fastify) => {
     registry,
     ledger,
     idempotency: { ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS },
-    holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS
+    payment: { holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS, walletDocsUrl: config.WALLET_DOCS_URL ?? null }
   }))
   fastify.decorateRequest('execution', null)
 }, { name: 'executor', dependencies: ['config', 'ledger', 'registry'] })

@@ -100,7 +100,11 @@ export const ConfigSchema = Type.Object({
   CORS_ORIGINS: Type.String({
     default: '',
     description: 'Comma-separated origins (scheme://host[:port]) whose browser pages may call the API; empty turns CORS off.'
-  })
+  }),
+  WALLET_DOCS_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s]+$',
+    description: 'Page that tells a caller how to get a funded wallet; every 402 links to it (transactionDetails.walletDocs).'
+  }))
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -166,6 +170,9 @@ function formatProblems (config: Config): string[] {
   for (const origin of corsOrigins(config.CORS_ORIGINS)) {
     const problem = corsOriginProblem(origin)
     if (problem !== null) problems.push(`CORS_ORIGINS: ${problem}`)
+  }
+  if (config.WALLET_DOCS_URL !== undefined && !URL.canParse(config.WALLET_DOCS_URL)) {
+    problems.push(`WALLET_DOCS_URL: "${config.WALLET_DOCS_URL}" is not a valid URL`)
   }
   if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
   for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {

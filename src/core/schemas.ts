@@ -144,7 +144,12 @@ export const PaymentRequiredBody = Type.Object({
     beeId: Type.String({ description: 'The Bee that was called.' }),
     cost: Type.Number({ description: 'Price of one call.' }),
     currency: Type.String({ description: 'Currency of the price.' }),
-    requiredHeader: Type.String({ description: 'Header that must carry a funded wallet token.' })
+    requiredHeader: Type.String({ description: 'Header that must carry a funded wallet token.' }),
+    howToPay: Type.String({ description: 'One sentence on how to pay for this call: which header, what wallet, who issues it.' }),
+    walletDocs: Type.Optional(Type.String({
+      format: 'uri',
+      description: 'Page on how to get a funded wallet (the operator\'s WALLET_DOCS_URL); absent when none is configured.'
+    }))
   }, { description: 'What the call costs and how to pay for it.' })
 }, { description: 'The call needs a funded wallet.' })
 

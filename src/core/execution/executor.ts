@@ -3,14 +3,14 @@ import type { Ledger } from '../ledger/ledger.js'
 import type { Registry } from '../registry.js'
 import { admit, validateInput, type Admission } from './admission.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
-import { holdPayment } from './payment.js'
+import { holdPayment, type PaymentOptions } from './payment.js'
 import { runAndSell } from './sale.js'
 
 export interface ExecutorOptions {
   registry: Registry
   ledger: Ledger
   idempotency: IdempotencyLimits
-  holdTimeoutSeconds: number
+  payment: PaymentOptions
 }
 
 /**
@@ -39,7 +39,7 @@ export class Executor {
   }
 
   hold (execution: Execution): Promise<Step> {
-    return holdPayment(this.#options.ledger, execution, this.#options.holdTimeoutSeconds)
+    return holdPayment(this.#options.ledger, execution, this.#options.payment)
   }
 
   run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {

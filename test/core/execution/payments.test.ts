@@ -1,13 +1,14 @@
 import { test } from 'tap'
 import { adminHeaders, balanceOf, build, createWallet } from '../../helper.js'
 import { startFakeOpenMeteo } from '../../fake-open-meteo.js'
+import { loadConfig } from '../../../src/config.js'
 
 const sentiment = '/api/bees/sentiment-analyzer/execute'
 const body = { text: 'I love this wonderful library, it works great.' }
 
 const transactionDetails = { beeId: 'sentiment-analyzer', cost: 0.001, currency: 'USD', requiredHeader: 'X-Registry-Wallet-Token' }
 
-test('a pay-per-use Bee without a wallet token is a 402 with the price', async (t) => {
+test('a pay-per-use Bee without a wallet token is a 402 with the price and how to pay it', async (t) => {
   const app = await build(t)
   const response = await app.inject({ method: 'POST', url: sentiment, payload: body })
   t.equal(response.statusCode, 402)
@@ -15,7 +16,32 @@ test('a pay-per-use Bee without a wallet token is a 402 with the price', async (
     error: 'Payment Required',
     code: 'WALLET_TOKEN_MISSING',
     message: 'sentiment-analyzer costs 0.001 USD a call: send a funded wallet token in X-Registry-Wallet-Token.',
-    transactionDetails
+    transactionDetails: {
+      ...transactionDetails,
+      howToPay: 'Send the same request again with the header X-Registry-Wallet-Token set to the token of a USD wallet ' +
+        'holding at least 0.001 USD; this service\'s operator issues wallets and their tokens.'
+    }
+  }, 'no wallet docs configured: no link')
+})
+
+test('with WALLET_DOCS_URL, every 402 links to it, priced as the Bee is', async (t) => {
+  t.throws(() => loadConfig({ WALLET_DOCS_URL: 'docs/wallets' }), /WALLET_DOCS_URL/, 'the link is an absolute URL')
+  const walletDocs = 'https://docs.example.com/apiary#wallets-and-payments'
+  const app = await build(t, { env: { WALLET_DOCS_URL: walletDocs, PRICE_WEATHER_SENSOR: '0.25' } })
+  const poor = await createWallet(app, 0.1)
+  const missing = await app.inject({ method: 'POST', url: sentiment, payload: body })
+  const unfunded = await app.inject({
+    method: 'POST',
+    url: '/api/bees/weather-sensor/execute',
+    payload: { latitude: 1, longitude: 2 },
+    headers: { 'x-registry-wallet-token': poor.token }
+  })
+  t.equal(missing.statusCode, 402)
+  t.match(missing.json().transactionDetails, { walletDocs, howToPay: /at least 0\.001 USD; .*\(see walletDocs\)\.$/ })
+  t.equal(unfunded.statusCode, 402)
+  t.match(unfunded.json(), {
+    code: 'INSUFFICIENT_FUNDS',
+    transactionDetails: { beeId: 'weather-sensor', cost: 0.25, walletDocs, howToPay: /USD wallet holding at least 0\.25 USD/ }
   })
 })
 

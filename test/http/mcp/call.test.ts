@@ -6,10 +6,10 @@ import { balanceOf, createWallet } from '../../helper.js'
 import { beeBody, createPublisher, publish } from '../../publishing-helper.js'
 import { allTools, clients, listening } from './clients.js'
 
-async function setup (t: Parameters<typeof listening>[0]) {
+async function setup (t: Parameters<typeof listening>[0], env: Record<string, string> = {}) {
   const meteo = await startFakeOpenMeteo()
   t.teardown(meteo.close)
-  return { meteo, ...await listening(t, { env: { OPEN_METEO_URL: meteo.url } }) }
+  return { meteo, ...await listening(t, { env: { OPEN_METEO_URL: meteo.url, ...env } }) }
 }
 
 const modern = 'v2 client, 2026-07-28'
@@ -57,8 +57,11 @@ test('each built-in Bee answers through each client with its Honey, as HTTP give
 })
 
 test('a paid call without a wallet, with an unknown or unfunded one, is a tool error with the 402 body, and charges nothing', async (t) => {
-  const { app, url } = await setup(t)
+  const walletDocs = 'https://docs.example.com/wallets'
+  const { app, url } = await setup(t, { WALLET_DOCS_URL: walletDocs })
   const empty = await createWallet(app, 0)
+  const http = await app.inject({ method: 'POST', url: '/api/bees/sentiment-analyzer/execute', payload: { text: 'Fine.' } })
+  t.match(http.json().transactionDetails, { walletDocs, howToPay: /X-Registry-Wallet-Token/ }, 'the HTTP 402 says how to pay')
   for (const [name, connect] of Object.entries(clients)) {
     const { client } = await connect(url)
     // Listing first makes the 1.x client check structuredContent against each tool's outputSchema.
@@ -69,7 +72,7 @@ test('a paid call without a wallet, with an unknown or unfunded one, is a tool e
       error: 'Payment Required',
       code: 'WALLET_TOKEN_MISSING',
       message: errorOf(missing, name).message,
-      transactionDetails: { beeId: 'sentiment-analyzer', cost: 0.001, currency: 'USD', requiredHeader: 'X-Registry-Wallet-Token' },
+      transactionDetails: http.json().transactionDetails,
       x402Version: 2,
       resource: { url: 'mcp://tool/sentiment-analyzer', mimeType: 'application/json' },
       accepts: []
