@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { commaList } from '../src/core/comma-list.js'
 import { CatalogSync } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
@@ -16,7 +17,7 @@ declare module 'fastify' {
 /** Wires the catalog sync: at start, every CATALOG_SYNC_MS, and at once after a change on this instance. */
 export default fp(async (fastify) => {
   const { config, registry, ledger } = fastify
-  const egress = new EgressPolicy(config.EGRESS_ALLOWLIST.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
   fastify.decorate('catalog', { egress, refresh: () => sync.refresh() })

@@ -1,7 +1,7 @@
 import cors from '@fastify/cors'
 import fp from 'fastify-plugin'
 import { WALLET_HEADER } from '../src/core/schemas.js'
-import { corsOrigins } from '../src/http/cors-origins.js'
+import { commaList } from '../src/core/comma-list.js'
 import { BALANCE_HEADER, COST_HEADER, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../src/http/execution-headers.js'
 
 /**
@@ -29,7 +29,7 @@ const ALLOWED_HEADERS = [
  * `<script>`), not a page's fetch in cors mode, which CORS alone decides (Fetch standard, CORP check).
  */
 export default fp(async (fastify) => {
-  const origins = new Set(corsOrigins(fastify.config.CORS_ORIGINS))
+  const origins = new Set(commaList(fastify.config.CORS_ORIGINS))
   if (origins.size === 0) return
   await fastify.register(cors, {
     // A function rather than the list: with a list, @fastify/cors would still answer other origins'

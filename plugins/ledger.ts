@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { openStore } from '../src/core/ledger/open-store.js'
-import { secretsKeyList, WrongSecretsKey } from '../src/core/ledger/secrets.js'
+import { commaList } from '../src/core/comma-list.js'
+import { WrongSecretsKey } from '../src/core/ledger/secrets.js'
 import type { Ledger } from '../src/core/ledger/ledger.js'
 
 declare module 'fastify' {
@@ -18,7 +19,7 @@ export default fp(async (fastify) => {
   const ledger = await openStore(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     secretsKey: config.SECRETS_KEY,
-    previousSecretsKeys: secretsKeyList(config.SECRETS_KEY_PREVIOUS)
+    previousSecretsKeys: commaList(config.SECRETS_KEY_PREVIOUS)
   })
   try {
     // Signing secrets stored in plaintext, or under a previous key, are encrypted with the current one.

@@ -1,10 +1,11 @@
 import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
-import { parseSecretsKey, secretsKeyList } from './core/ledger/secrets.js'
+import { commaList } from './core/comma-list.js'
+import { parseSecretsKey } from './core/ledger/secrets.js'
 import { toMicros } from './core/money.js'
-import { allowlistEntries, allowlistEntryProblem } from './core/publishing/egress.js'
+import { allowlistEntryProblem } from './core/publishing/egress.js'
 import { CurrencyCode, StringEnum } from './core/schemas.js'
-import { corsOriginProblem, corsOrigins } from './http/cors-origins.js'
+import { corsOriginProblem } from './http/cors-origins.js'
 
 const Price = (bee: string, fallback: number) => Type.Number({
   exclusiveMinimum: 0,
@@ -163,11 +164,11 @@ function formatProblems (config: Config): string[] {
   const problems: string[] = []
   const database = databaseUrlProblem(config.DATABASE_URL)
   if (database !== null) problems.push(database)
-  for (const entry of allowlistEntries(config.EGRESS_ALLOWLIST)) {
+  for (const entry of commaList(config.EGRESS_ALLOWLIST)) {
     const problem = allowlistEntryProblem(entry)
     if (problem !== null) problems.push(`EGRESS_ALLOWLIST: ${problem}`)
   }
-  for (const origin of corsOrigins(config.CORS_ORIGINS)) {
+  for (const origin of commaList(config.CORS_ORIGINS)) {
     const problem = corsOriginProblem(origin)
     if (problem !== null) problems.push(`CORS_ORIGINS: ${problem}`)
   }
@@ -181,7 +182,7 @@ function formatProblems (config: Config): string[] {
   if (config.SECRETS_KEY !== undefined && parseSecretsKey(config.SECRETS_KEY) === null) {
     problems.push('SECRETS_KEY must be 32 random bytes, written as base64 (e.g. `openssl rand -base64 32`) or as 64 hex digits')
   }
-  for (const previous of secretsKeyList(config.SECRETS_KEY_PREVIOUS)) {
+  for (const previous of commaList(config.SECRETS_KEY_PREVIOUS)) {
     if (parseSecretsKey(previous) === null) problems.push('SECRETS_KEY_PREVIOUS: every entry must be 32 bytes as base64 or as 64 hex digits')
   }
   if (config.SECRETS_KEY === undefined && /^postgres(ql)?:/.test(config.DATABASE_URL)) {

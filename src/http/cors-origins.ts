@@ -1,8 +1,3 @@
-/** The entries of CORS_ORIGINS: comma-separated, blanks ignored. */
-export function corsOrigins (list: string): string[] {
-  return list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
-}
-
 /**
  * Why an entry of CORS_ORIGINS is not an origin as a browser writes it in `Origin`, or null. The list is
  * matched exactly, so an entry with a path, a trailing slash, upper case or a default port would never

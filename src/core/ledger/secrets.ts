@@ -27,11 +27,6 @@ export function parseSecretsKey (text: string): Buffer | null {
   return key.length === 32 ? key : null
 }
 
-/** The keys of a comma-separated list, blanks ignored. */
-export function secretsKeyList (text: string): string[] {
-  return text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
-}
-
 const SEALED_PREFIX = 'enc1'
 const IV_BYTES = 12
 const TAG_BYTES = 16

@@ -71,11 +71,6 @@ export function allowlistEntryProblem (entry: string): string | null {
   return null
 }
 
-/** The entries of a comma-separated allow-list, blanks ignored. */
-export function allowlistEntries (list: string): string[] {
-  return list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
-}
-
 /**
  * The operator's allow-list (EGRESS_ALLOWLIST): host names, IP addresses, or CIDR ranges that may be
  * reached even though they are private, e.g. an internal Bee or a test server on 127.0.0.1.
