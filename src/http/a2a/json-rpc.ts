@@ -5,9 +5,7 @@ import { Task } from './schemas.js'
 
 type Id = string | number | null
 
-const JsonRpcId = Type.Union([Type.String(), Type.Number(), Type.Null()], {
-  description: 'The id of the request answered; null when it could not be read.'
-})
+const JsonRpcId = Type.Unknown({ description: 'The id (string or number) of the request answered; null when it could not be read.' })
 
 export const JsonRpcRequest = Type.Object({
   jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }),
