@@ -25,6 +25,7 @@ export default fp(async (fastify) => {
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
         { name: 'mcp', description: 'The Model Context Protocol door: every active Bee as a tool (see the README, MCP).' },
+        { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see the README, A2A).' },
         { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
         { name: 'operations', description: 'Liveness and readiness.' }

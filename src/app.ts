@@ -21,6 +21,7 @@ import securityHeaders from '../plugins/security-headers.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
+import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
 import mcpRoutes from './http/routes/mcp.js'
 import credentialRoutes from './http/routes/credentials.js'
@@ -91,4 +92,5 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
+  await fastify.register(a2aRoutes)
 }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
+import { cachedJson, sendCachedJson, type CachedJson } from '../cached-json.js'
 import { mountGenericExecute } from '../execute-route.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
 import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
@@ -20,15 +20,14 @@ const DiscoveryQuery = Type.Object({
 
 const beeIdShape = new RegExp(BEE_ID_PATTERN)
 const CACHE_CONTROL = 'public, max-age=5'
-const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 
 /** Discovery, detail, and execution of any Bee by id. */
 const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
   // The bare discovery answer changes only with the registry: serialized once per registry version.
-  let bare: { version: number, body: string, etag: string } | null = null
+  let bare: { version: number, answer: CachedJson } | null = null
   // A record object is replaced whenever its Bee changes, so a cache keyed by it never serves stale bytes.
-  const details = new WeakMap<object, { body: string, etag: string }>()
+  const details = new WeakMap<object, CachedJson>()
 
   fastify.get('/bees', {
     schema: {
@@ -47,24 +46,15 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const { limit, cursor, ...filter } = request.query
     const isBare = cursor === undefined && limit === DEFAULT_PAGE && Object.values(filter).every((value) => value === undefined)
-    let body: string
-    let etag: string
-    if (isBare && bare !== null && bare.version === registry.version) {
-      ({ body, etag } = bare)
-    } else {
-      const after = cursor === undefined ? undefined : decodeCursor(cursor, beeIdShape)
-      if (after === null) throw invalidCursor()
-      const { records, more } = registry.list({ ...filter, after }, limit)
-      const last = records[records.length - 1]
-      const nextCursor = more && last !== undefined ? encodeCursor(last.id) : null
-      body = JSON.stringify({ bees: records, nextCursor })
-      etag = etagOf(body)
-      if (isBare) bare = { version: registry.version, body, etag }
-    }
-    reply.header('etag', etag).header('cache-control', CACHE_CONTROL)
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send(null)
-    // Already serialized: a string with a JSON content type is sent as it is.
-    return reply.type('application/json; charset=utf-8').send(body as never)
+    if (isBare && bare !== null && bare.version === registry.version) return sendCachedJson(request, reply, bare.answer, CACHE_CONTROL)
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, beeIdShape)
+    if (after === null) throw invalidCursor()
+    const { records, more } = registry.list({ ...filter, after }, limit)
+    const last = records[records.length - 1]
+    const nextCursor = more && last !== undefined ? encodeCursor(last.id) : null
+    const answer = cachedJson(JSON.stringify({ bees: records, nextCursor }))
+    if (isBare) bare = { version: registry.version, answer }
+    return sendCachedJson(request, reply, answer, CACHE_CONTROL)
   })
 
   fastify.get('/bees/:id', {
@@ -86,13 +76,10 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (bee === undefined) throw beeNotFound(request.params.id)
     let cached = details.get(bee.record)
     if (cached === undefined) {
-      const body = JSON.stringify(bee.record)
-      cached = { body, etag: etagOf(body) }
+      cached = cachedJson(JSON.stringify(bee.record))
       details.set(bee.record, cached)
     }
-    reply.header('etag', cached.etag).header('cache-control', CACHE_CONTROL)
-    if (request.headers['if-none-match'] === cached.etag) return reply.code(304).send(null)
-    return reply.type('application/json; charset=utf-8').send(cached.body as never)
+    return sendCachedJson(request, reply, cached, CACHE_CONTROL)
   })
 
   mountGenericExecute(fastify)

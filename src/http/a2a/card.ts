@@ -1,0 +1,73 @@
+import type { RegisteredBee } from '../../core/registry.js'
+import { WALLET_HEADER_NAME } from '../../core/schemas.js'
+import { A2A_PATH, A2A_VERSION, JSON_MEDIA_TYPE, WALLET_SCHEME } from './protocol.js'
+import type { AgentCard } from './schemas.js'
+
+/** At most this many examples per skill: the card is read whole by every client. */
+const MAX_EXAMPLES = 3
+
+const walletRequirement = [{ schemes: { [WALLET_SCHEME]: { list: [] } } }]
+
+/**
+ * The examples of a Bee's inputSchema (JSON Schema `examples`, or OpenAPI's `example`) as the data
+ * parts to send, in JSON text as A2A's examples are strings. None when the schema gives none: an
+ * invented input could be refused.
+ */
+function examplesOf (bee: RegisteredBee): string[] {
+  const schema = bee.record.inputSchema as { examples?: unknown, example?: unknown }
+  const inputs = Array.isArray(schema.examples) ? schema.examples : schema.example === undefined ? [] : [schema.example]
+  return inputs.slice(0, MAX_EXAMPLES).map((input) => JSON.stringify({ beeId: bee.record.id, input }))
+}
+
+function priceOf (bee: RegisteredBee): string {
+  const { costPerCall, currency } = bee.record.pricing
+  return bee.paid
+    ? `Costs ${costPerCall} ${currency} a call, paid from the wallet whose token is sent in ${WALLET_HEADER_NAME}.`
+    : 'Free.'
+}
+
+function skillOf (bee: RegisteredBee): AgentCard['skills'][number] {
+  const { id, name, description, category, colony } = bee.record
+  return {
+    id,
+    name,
+    description: `${description} ${priceOf(bee)} Send a data part {"beeId": "${id}", "input": {...}} with the input GET /api/bees/${id} describes.`,
+    tags: [...new Set([category, colony])],
+    examples: examplesOf(bee),
+    inputModes: [JSON_MEDIA_TYPE],
+    outputModes: [JSON_MEDIA_TYPE],
+    securityRequirements: bee.paid ? walletRequirement : []
+  }
+}
+
+/**
+ * The A2A v1.0 agent card of this service at `origin`: every active Bee is a skill. It advertises only
+ * what the endpoint does: the JSON-RPC binding, without streaming, push notifications or an extended card.
+ */
+export function agentCard (origin: string, bees: readonly RegisteredBee[]): AgentCard {
+  return {
+    name: 'Apiary',
+    description: 'A registry of Bees: capabilities with declared JSON input and output schemas, each a skill here. ' +
+      'Send a message with one data part {"beeId": "<skill id>", "input": {...}}; the answer is a finished task whose ' +
+      'artifact holds the Honey (the result with its confidence and freshness). Pay-per-use Bees charge the wallet ' +
+      `whose token is sent in ${WALLET_HEADER_NAME}.`,
+    supportedInterfaces: [{ url: `${origin}${A2A_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: A2A_VERSION }],
+    provider: { organization: 'Apiary', url: origin },
+    version: '1.0.0',
+    documentationUrl: `${origin}/docs`,
+    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+    securitySchemes: {
+      [WALLET_SCHEME]: {
+        apiKeySecurityScheme: {
+          description: 'Token of a funded wallet; pay-per-use Bees charge it per call.',
+          location: 'header',
+          name: WALLET_HEADER_NAME
+        }
+      }
+    },
+    securityRequirements: [],
+    defaultInputModes: [JSON_MEDIA_TYPE],
+    defaultOutputModes: [JSON_MEDIA_TYPE],
+    skills: bees.filter((bee) => bee.record.status === 'active').map(skillOf)
+  }
+}

@@ -1,0 +1,72 @@
+import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { Registry } from '../../core/registry.js'
+import { protocolError, RpcCode, type RpcError } from './errors.js'
+import { failure, readEnvelope, success } from './json-rpc.js'
+import { readCall, taskOf, type SendContext } from './message.js'
+import { A2A_VERSION } from './protocol.js'
+
+export interface A2aEndpointOptions {
+  registry: Registry
+  execute: (request: ExecutionRequest) => Promise<ExecutionOutcome>
+}
+
+const unsupported = (what: string): RpcError => protocolError(RpcCode.unsupportedOperation, 'UNSUPPORTED_OPERATION',
+  `${what} Apiary answers SendMessage with the finished task and keeps no tasks afterwards.`)
+
+const noPush = protocolError(RpcCode.pushNotificationNotSupported, 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  'Push notifications are not supported (capabilities.pushNotifications is false): SendMessage answers with the finished task.')
+
+/**
+ * The A2A v1.0 methods Apiary does not serve, and the error the spec asks for each (§3.3.4): the card
+ * declares no streaming, no push notifications and no extended card, and there are no tasks to read.
+ */
+const refusals = new Map<string, RpcError>(Object.entries({
+  SendStreamingMessage: unsupported('Streaming is not supported (capabilities.streaming is false): use SendMessage.'),
+  SubscribeToTask: unsupported('Streaming is not supported (capabilities.streaming is false).'),
+  GetTask: unsupported('GetTask is not supported.'),
+  ListTasks: unsupported('ListTasks is not supported.'),
+  CancelTask: unsupported('CancelTask is not supported: a task is over when SendMessage answers.'),
+  GetExtendedAgentCard: unsupported('There is no extended agent card (capabilities.extendedAgentCard is false).'),
+  CreateTaskPushNotificationConfig: noPush,
+  GetTaskPushNotificationConfig: noPush,
+  ListTaskPushNotificationConfigs: noPush,
+  DeleteTaskPushNotificationConfig: noPush
+}))
+
+/**
+ * The version a request asks for (A2A §3.6: the A2A-Version header, or the request parameter); an
+ * absent one means 0.3, whose methods and shapes differ, so only 1.0 is served.
+ */
+function versionError (version: string | undefined): RpcError | null {
+  if (version?.trim() === A2A_VERSION) return null
+  return protocolError(RpcCode.versionNotSupported, 'VERSION_NOT_SUPPORTED',
+    `This endpoint speaks A2A ${A2A_VERSION}: send the header A2A-Version: ${A2A_VERSION} ` +
+    `(${version === undefined || version.trim() === '' ? 'none means 0.3' : `not "${version.slice(0, 20)}"`}).`,
+    { supportedVersions: A2A_VERSION })
+}
+
+/** The JSON-RPC binding of A2A over the execution core: one request in, one response out. */
+export class A2aEndpoint {
+  readonly #options: A2aEndpointOptions
+
+  constructor (options: A2aEndpointOptions) {
+    this.#options = options
+  }
+
+  async answer (body: unknown, version: string | undefined, context: SendContext) {
+    const envelope = readEnvelope(body)
+    if (!envelope.ok) return failure(envelope.id, envelope.error)
+    const { id, method, params } = envelope
+    const wrongVersion = versionError(version)
+    if (wrongVersion !== null) return failure(id, wrongVersion)
+    if (method !== 'SendMessage') {
+      return failure(id, refusals.get(method) ?? { code: RpcCode.methodNotFound, message: `Method not found: "${method.slice(0, 100)}". A2A ${A2A_VERSION} sends messages with SendMessage.` })
+    }
+    const call = readCall(params, context)
+    if (!call.ok) return failure(id, call.error)
+    const outcome = await this.#options.execute(call.request)
+    const currency = this.#options.registry.get(call.request.beeId)?.record.pricing.currency ?? ''
+    const answer = taskOf(outcome, call.contextId, currency)
+    return 'task' in answer ? success(id, answer) : failure(id, answer.error)
+  }
+}

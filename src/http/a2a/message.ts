@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto'
+import { bodyOf, toIssue, type ApiError } from '../../core/errors.js'
+import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { Logger } from '../../core/logger.js'
+import { fromMicros } from '../../core/money.js'
+import { bodyAjv } from '../../core/validation.js'
+import { META } from '../mcp/meta.js'
+import { apiaryDetails, invalidParams, protocolError, RpcCode, type RpcError } from './errors.js'
+import { JSON_MEDIA_TYPE, TaskState } from './protocol.js'
+import { BeeCall, SendMessageParams, type Message, type Part, type Task } from './schemas.js'
+
+/** What the HTTP request around a SendMessage carries for it. */
+export interface SendContext {
+  /** X-Registry-Wallet-Token of the HTTP request, if any. */
+  walletToken: string | undefined
+  /** Idempotency-Key of the HTTP request as received (the core checks it). */
+  idempotencyKey: string | string[] | undefined
+  requestId: string
+  log: Logger
+}
+
+/** A message Apiary can run: the core's request, and the context the task will belong to. */
+export type ReadCall = { ok: true, request: ExecutionRequest, contextId: string } | { ok: false, error: RpcError }
+
+const validParams = bodyAjv.compile(SendMessageParams)
+const validCall = bodyAjv.compile(BeeCall)
+
+const isData = (part: Part) => part.data !== undefined
+const metadataValue = (params: SendMessageParams, key: string): unknown =>
+  (params.metadata as Record<string, unknown> | undefined)?.[key] ?? (params.message.metadata as Record<string, unknown> | undefined)?.[key]
+
+/**
+ * The core's request for a SendMessage. The message's one data part names the Bee and its input: a
+ * text part could name a Bee only by guessing at prose, and no built-in Bee runs without input. The
+ * headers win over metadata, as in MCP: they are what a gateway in front of Apiary sees and may set.
+ */
+export function readCall (params: unknown, context: SendContext): ReadCall {
+  if (!validParams(params)) {
+    const issues = (validParams.errors ?? []).map(toIssue)
+    return { ok: false, error: invalidParams(`params is not a SendMessageRequest: ${issues.map((i) => `${i.field || 'params'} ${i.reason}`).join('; ')}.`, issues) }
+  }
+  const { message } = params
+  if (message.taskId !== undefined && message.taskId !== '') {
+    return {
+      ok: false,
+      error: protocolError(RpcCode.taskNotFound, 'TASK_NOT_FOUND',
+        'Apiary keeps no tasks: every SendMessage is a task of its own, finished in the answer. Send the message without taskId.',
+        { taskId: message.taskId.slice(0, 200) })
+    }
+  }
+  const data = message.parts.filter(isData)
+  if (data.length === 0) {
+    return {
+      ok: false,
+      error: protocolError(RpcCode.contentTypeNotSupported, 'CONTENT_TYPE_NOT_SUPPORTED',
+        'Apiary reads one data part (application/json) holding {"beeId": "...", "input": {...}}; text and file parts are not read. ' +
+        'The agent card lists the Bees as skills, with examples.')
+    }
+  }
+  const [part] = data
+  if (data.length > 1 || part === undefined) {
+    return { ok: false, error: invalidParams('Send exactly one data part: one message runs one Bee.', [{ field: '/message/parts', reason: 'has more than one data part' }]) }
+  }
+  if (part.mediaType !== undefined && part.mediaType !== '' && part.mediaType !== JSON_MEDIA_TYPE) {
+    return {
+      ok: false,
+      error: protocolError(RpcCode.contentTypeNotSupported, 'CONTENT_TYPE_NOT_SUPPORTED',
+        `The data part must be ${JSON_MEDIA_TYPE}, not "${part.mediaType.slice(0, 100)}".`)
+    }
+  }
+  if (!validCall(part.data)) {
+    const issues = (validCall.errors ?? []).map(toIssue).map(({ field, reason }) => ({ field: `/message/parts/data${field}`, reason }))
+    return { ok: false, error: invalidParams('The data part must be {"beeId": "<a Bee id>", "input": {...}}.', issues) }
+  }
+  const walletToken = metadataValue(params, META.walletToken)
+  return {
+    ok: true,
+    contextId: message.contextId !== undefined && message.contextId !== '' ? message.contextId : randomUUID(),
+    request: {
+      beeId: part.data.beeId,
+      input: part.data.input ?? {},
+      walletToken: context.walletToken ?? (typeof walletToken === 'string' && walletToken.length > 0 ? walletToken : undefined),
+      idempotencyKey: context.idempotencyKey ?? metadataValue(params, META.idempotencyKey),
+      requestId: context.requestId,
+      log: context.log
+    }
+  }
+}
+
+/** Refusals that mean there is no such skill to run: invalid params, as MCP answers an unknown tool. */
+const notCallable = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
+
+/**
+ * Which state a refused call ends in: a funded wallet is an authorization the client must obtain
+ * (AUTH_REQUIRED, A2A §7.6); any other 4xx is Apiary declining the request as sent (REJECTED); a 5xx
+ * is the attempt failing (FAILED).
+ */
+function stateOf (error: ApiError): TaskState {
+  if (error.statusCode === 402) return TaskState.authRequired
+  return error.statusCode < 500 ? TaskState.rejected : TaskState.failed
+}
+
+/**
+ * The core's outcome as the SendMessage result: a task already finished. Honey is its artifact's
+ * data part (A2A §3.7: results are artifacts); a refusal is the status message, its text for a
+ * person and the error body HTTP sends as its data part. An unknown Bee is an error, not a task.
+ */
+export function taskOf (outcome: ExecutionOutcome, contextId: string, currency: string): { task: Task } | { error: RpcError } {
+  const id = randomUUID()
+  const timestamp = new Date().toISOString()
+  if (!outcome.ok) {
+    const body = bodyOf(outcome.error)
+    if (notCallable.has(outcome.error.code)) {
+      return { error: { code: RpcCode.invalidParams, message: outcome.error.message, data: apiaryDetails(body) } }
+    }
+    const message: Message = {
+      messageId: randomUUID(),
+      contextId,
+      taskId: id,
+      role: 'ROLE_AGENT',
+      parts: [{ text: outcome.error.message }, { data: body, mediaType: JSON_MEDIA_TYPE }]
+    }
+    return { task: { id, contextId, status: { state: stateOf(outcome.error), message, timestamp }, artifacts: [] } }
+  }
+  const { honey, replayed, charge } = outcome
+  return {
+    task: {
+      id,
+      contextId,
+      status: { state: TaskState.completed, timestamp },
+      artifacts: [{ artifactId: 'honey', name: 'honey', parts: [{ data: honey, mediaType: JSON_MEDIA_TYPE }] }],
+      metadata: {
+        [META.replayed]: replayed,
+        ...(charge === null
+          ? {}
+          : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency } })
+      }
+    }
+  }
+}

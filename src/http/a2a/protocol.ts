@@ -1,0 +1,23 @@
+/** The A2A protocol version this door speaks (A2A-Version, and the card's protocolVersion). */
+export const A2A_VERSION = '1.0'
+
+/** Where the JSON-RPC binding is served. */
+export const A2A_PATH = '/a2a'
+
+/** Where agents look for the card (A2A §8.2, RFC 8615). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json'
+
+/** The media type of the one part Apiary reads and writes: a JSON value. */
+export const JSON_MEDIA_TYPE = 'application/json'
+
+/** The card's key for the wallet credential in securitySchemes and securityRequirements. */
+export const WALLET_SCHEME = 'walletToken'
+
+/** Task states as ProtoJSON spells them (A2A §5.5): only those a synchronous answer ends in. */
+export const TaskState = {
+  completed: 'TASK_STATE_COMPLETED',
+  failed: 'TASK_STATE_FAILED',
+  rejected: 'TASK_STATE_REJECTED',
+  authRequired: 'TASK_STATE_AUTH_REQUIRED'
+} as const
+export type TaskState = typeof TaskState[keyof typeof TaskState]

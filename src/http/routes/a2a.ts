@@ -1,0 +1,89 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from 'typebox'
+import type { ErrorBody } from '../../core/schemas.js'
+import { agentCard } from '../a2a/card.js'
+import { A2aEndpoint } from '../a2a/endpoint.js'
+import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../a2a/json-rpc.js'
+import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
+import { AgentCard } from '../a2a/schemas.js'
+import { cachedJson, sendCachedJson, type CachedJson } from '../cached-json.js'
+import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
+import { walletTokenOf } from '../wallet-token.js'
+
+const CACHE_CONTROL = 'public, max-age=5'
+/** Cards kept per registry version, one per origin the service is reached at: a bound, as Host is the client's. */
+const MAX_ORIGINS = 8
+
+/** The A2A door: the agent card, and the JSON-RPC binding's SendMessage over the execution pipeline. */
+const a2aRoutes: FastifyPluginAsync = async (fastify) => {
+  const { registry, executor } = fastify
+  const endpoint = new A2aEndpoint({ registry, execute: (request) => executor.execute(request) })
+  let cards: { version: number, byOrigin: Map<string, CachedJson> } = { version: registry.version, byOrigin: new Map() }
+
+  fastify.get(AGENT_CARD_PATH, {
+    schema: {
+      tags: ['a2a'],
+      operationId: 'agent-card',
+      summary: 'The A2A agent card',
+      description: `The A2A ${A2A_VERSION} agent card: every active Bee is a skill, and the JSON-RPC endpoint is POST ${A2A_PATH}. ` +
+        'Rebuilt when the registry changes; answers carry a strong ETag: send it back in If-None-Match to get 304 while nothing changed.',
+      response: {
+        200: AgentCard,
+        304: Type.Null({ description: 'Not modified since the ETag you sent.' })
+      }
+    }
+  }, async (request, reply) => {
+    // The URLs in the card are where the client reached us (behind a gateway: its X-Forwarded-Proto and -Host).
+    const origin = `${request.protocol}://${request.host}`
+    if (cards.version !== registry.version || cards.byOrigin.size >= MAX_ORIGINS) {
+      cards = { version: registry.version, byOrigin: new Map() }
+    }
+    let card = cards.byOrigin.get(origin)
+    if (card === undefined) {
+      card = cachedJson(JSON.stringify(agentCard(origin, registry.all())))
+      cards.byOrigin.set(origin, card)
+    }
+    return sendCachedJson(request, reply, card, CACHE_CONTROL)
+  })
+
+  fastify.post(A2A_PATH, {
+    schema: {
+      tags: ['a2a'],
+      operationId: 'a2a',
+      summary: `A2A ${A2A_VERSION} JSON-RPC endpoint`,
+      description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the finished task: ' +
+        'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +
+        'message), REJECTED for another refusal, FAILED when running it failed. Send A2A-Version: 1.0. Pay-per-use Bees take ' +
+        'the wallet token from X-Registry-Wallet-Token, else from the request\'s metadata "ai.apiary/walletToken"; ' +
+        'Idempotency-Key likewise ("ai.apiary/idempotencyKey"). Other methods answer UnsupportedOperation (-32004) or ' +
+        'PushNotificationNotSupported (-32003); JSON-RPC errors come with HTTP 200 unless the HTTP request itself was refused.',
+      body: JsonRpcRequest,
+      response: {
+        200: JsonRpcResponse,
+        400: { ...JsonRpcErrorResponse, description: 'Not JSON (-32700), or a body the app refuses (-32600), such as too deep.' },
+        413: { ...JsonRpcErrorResponse, description: 'The body is larger than BODY_LIMIT_BYTES.' },
+        415: { ...JsonRpcErrorResponse, description: 'Content-Type is not application/json (or not UTF-8).' },
+        500: { ...JsonRpcErrorResponse, description: 'Something went wrong on our side (-32603).' }
+      }
+    },
+    // The endpoint checks the message and answers in JSON-RPC (-32600, -32602): route validation would
+    // answer in the app's error shape instead. The schema above documents it.
+    validatorCompiler: () => () => true,
+    // What the app refuses before the handler runs (bad JSON, too large, too deep, wrong media type)
+    // comes from its error handler in the standard body; an A2A client reads JSON-RPC, so it is wrapped.
+    preSerialization: async (_request, reply, payload: unknown) => {
+      const refused = reply.statusCode >= 400 && typeof payload === 'object' && payload !== null && 'code' in payload
+      return refused ? jsonRpcRefusal(reply.statusCode, payload as ErrorBody) : payload
+    }
+  }, async (request) => {
+    const version = request.headers['a2a-version'] ?? (request.query as Record<string, unknown>)['A2A-Version']
+    return await endpoint.answer(request.body, typeof version === 'string' ? version : undefined, {
+      walletToken: walletTokenOf(request),
+      idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
+      requestId: request.id,
+      log: request.log
+    })
+  })
+}
+
+export default a2aRoutes
