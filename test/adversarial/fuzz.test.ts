@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { test } from 'tap'
 import { backends } from '../databases.js'
-import { errorShapeProblem, send, type RawResponse } from './http.js'
+import { errorShapeProblem, jsonRpcErrorProblem, send, type RawResponse } from './http.js'
 import { fuzzCases, operationsOf, type FuzzCase, type Operation } from './operations.js'
 import { startTarget } from './target.js'
 
@@ -20,11 +20,14 @@ function seedFor (operation: Operation): number {
   return hash
 }
 
-/** Why the answer breaks the contract, or null: no 5xx, and every error in the standard shape. */
-function problemOf (response: RawResponse): string | null {
+/** The doors that speak JSON-RPC, by their tag in the document. */
+const isJsonRpc = (operation: Operation) => operation.operation.tags?.some((tag) => tag === 'mcp' || tag === 'a2a') === true
+
+/** Why the answer breaks the contract, or null: no 5xx, and every error in the standard shape (JSON-RPC's on its doors). */
+function problemOf (operation: Operation, response: RawResponse): string | null {
   if (response.status >= 500) return `answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`
   if (response.status >= 400) {
-    const problem = errorShapeProblem(response)
+    const problem = isJsonRpc(operation) ? jsonRpcErrorProblem(response) : errorShapeProblem(response)
     if (problem !== null) return `${response.status} error body: ${problem}`
   }
   return null
@@ -60,7 +63,7 @@ for (const backend of backends) {
         const key = `${operation.label} ${response.status}`
         statuses.set(key, (statuses.get(key) ?? 0) + 1)
         if (response.ms > slowest.ms) slowest = { ms: response.ms, request: fuzzCase.description }
-        const problem = problemOf(response)
+        const problem = problemOf(operation, response)
         if (problem !== null) findings.push({ operation: operation.label, status: response.status, ms: response.ms, problem, request: fuzzCase.description })
         if (response.ms > HANG_MS) findings.push({ operation: operation.label, status: response.status, ms: response.ms, problem: `took ${Math.round(response.ms)} ms`, request: fuzzCase.description })
       }

@@ -83,6 +83,24 @@ export function errorShapeProblem (response: RawResponse): string | null {
   return null
 }
 
+/**
+ * The JSON-RPC doors (MCP, A2A) answer in JSON-RPC even when HTTP refuses: `{jsonrpc: "2.0", id, error: {code,
+ * message, data}}`, with an integer code and a message a client can show.
+ */
+export function jsonRpcErrorProblem (response: RawResponse): string | null {
+  const type = String(response.headers['content-type'] ?? '')
+  if (!/^application\/json\b/i.test(type)) return `content-type is "${type}", not application/json`
+  const body = response.json as Record<string, unknown> | undefined
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body is not a JSON object'
+  if (body.jsonrpc !== '2.0') return '"jsonrpc" is not "2.0"'
+  if (!('id' in body)) return 'no "id" (null when the request had none)'
+  const error = body.error as Record<string, unknown> | undefined
+  if (typeof error !== 'object' || error === null) return 'no "error" object'
+  if (!Number.isInteger(error.code)) return '"error.code" is not an integer'
+  if (typeof error.message !== 'string' || error.message === '') return '"error.message" is not a non-empty string'
+  return null
+}
+
 /** Closes the kept-alive connections, so a server being stopped has no idle client holding it open. */
 export function closeConnections (): void {
   agent.destroy()
