@@ -21,6 +21,7 @@ import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import beeRoutes from './http/routes/bees.js'
+import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
@@ -89,4 +90,5 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
+  await fastify.register(llmsRoutes)
 }
