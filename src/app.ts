@@ -23,6 +23,7 @@ import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
+import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
@@ -93,4 +94,5 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
   await fastify.register(a2aRoutes)
+  await fastify.register(llmsRoutes)
 }

@@ -1,24 +1,22 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from 'typebox'
-import type { ErrorBody } from '../../core/schemas.js'
+import { ErrorBody } from '../../core/schemas.js'
 import { agentCard } from '../a2a/card.js'
 import { A2aEndpoint } from '../a2a/endpoint.js'
 import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../a2a/json-rpc.js'
 import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
 import { AgentCard } from '../a2a/schemas.js'
-import { cachedJson, sendCachedJson, type CachedJson } from '../cached-json.js'
+import { baseUrlOf } from '../base-url.js'
+import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { walletTokenOf } from '../wallet-token.js'
-
-const CACHE_CONTROL = 'public, max-age=5'
-/** Cards kept per registry version, one per origin the service is reached at: a bound, as Host is the client's. */
-const MAX_ORIGINS = 8
 
 /** The A2A door: the agent card, and the JSON-RPC binding's SendMessage over the execution pipeline. */
 const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
   const endpoint = new A2aEndpoint({ registry, execute: (request) => executor.execute(request) })
-  let cards: { version: number, byOrigin: Map<string, CachedJson> } = { version: registry.version, byOrigin: new Map() }
+  // One card per registry version and origin the service is reached at (bounded: Host is the client's).
+  let cards = { version: registry.version, byOrigin: new PerBaseUrl() }
 
   fastify.get(AGENT_CARD_PATH, {
     schema: {
@@ -29,21 +27,16 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
         'Rebuilt when the registry changes; answers carry a strong ETag: send it back in If-None-Match to get 304 while nothing changed.',
       response: {
         200: AgentCard,
-        304: Type.Null({ description: 'Not modified since the ETag you sent.' })
+        304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
+        400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' }
       }
     }
   }, async (request, reply) => {
     // The URLs in the card are where the client reached us (behind a gateway: its X-Forwarded-Proto and -Host).
-    const origin = `${request.protocol}://${request.host}`
-    if (cards.version !== registry.version || cards.byOrigin.size >= MAX_ORIGINS) {
-      cards = { version: registry.version, byOrigin: new Map() }
-    }
-    let card = cards.byOrigin.get(origin)
-    if (card === undefined) {
-      card = cachedJson(JSON.stringify(agentCard(origin, registry.all())))
-      cards.byOrigin.set(origin, card)
-    }
-    return sendCachedJson(request, reply, card, CACHE_CONTROL)
+    const origin = baseUrlOf(request)
+    if (cards.version !== registry.version) cards = { version: registry.version, byOrigin: new PerBaseUrl() }
+    const card = cards.byOrigin.get(origin, () => JSON.stringify(agentCard(origin, registry.all())))
+    return sendCached(request, reply, card, 'application/json; charset=utf-8')
   })
 
   fastify.post(A2A_PATH, {

@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
-import { cachedJson, sendCachedJson, type CachedJson } from '../cached-json.js'
+import type { RegisteredBee } from '../../core/registry.js'
+import { preferred } from '../accept.js'
+import { baseUrlOf } from '../base-url.js'
+import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
 import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
+import { beePage } from '../markdown/bee-page.js'
 
 export const DEFAULT_PAGE = 100
 
@@ -19,15 +23,29 @@ const DiscoveryQuery = Type.Object({
 })
 
 const beeIdShape = new RegExp(BEE_ID_PATTERN)
-const CACHE_CONTROL = 'public, max-age=5'
+const JSON_TYPE = 'application/json; charset=utf-8'
+export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
+
+const notModified = Type.Null({ description: 'Not modified since the ETag you sent.' })
+const noSuchBee = { ...ErrorBody, description: 'No Bee has this id.' }
+const markdown = (description: string) => ({ type: 'string', description })
 
 /** Discovery, detail, and execution of any Bee by id. */
 const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
   // The bare discovery answer changes only with the registry: serialized once per registry version.
-  let bare: { version: number, answer: CachedJson } | null = null
+  let bare: { version: number, page: CachedText } | null = null
   // A record object is replaced whenever its Bee changes, so a cache keyed by it never serves stale bytes.
-  const details = new WeakMap<object, CachedJson>()
+  const details = new WeakMap<object, CachedText>()
+  const pages = new WeakMap<object, PerBaseUrl>()
+  const pageOf = (bee: RegisteredBee, baseUrl: string) => {
+    let perBase = pages.get(bee.record)
+    if (perBase === undefined) {
+      perBase = new PerBaseUrl()
+      pages.set(bee.record, perBase)
+    }
+    return perBase.get(baseUrl, () => beePage(bee, baseUrl))
+  }
 
   fastify.get('/bees', {
     schema: {
@@ -39,22 +57,22 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: DiscoveryQuery,
       response: {
         200: BeeList,
-        304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
+        304: notModified,
         400: ValidationErrorBody
       }
     }
   }, async (request, reply) => {
     const { limit, cursor, ...filter } = request.query
     const isBare = cursor === undefined && limit === DEFAULT_PAGE && Object.values(filter).every((value) => value === undefined)
-    if (isBare && bare !== null && bare.version === registry.version) return sendCachedJson(request, reply, bare.answer, CACHE_CONTROL)
+    if (isBare && bare !== null && bare.version === registry.version) return sendCached(request, reply, bare.page, JSON_TYPE)
     const after = cursor === undefined ? undefined : decodeCursor(cursor, beeIdShape)
     if (after === null) throw invalidCursor()
     const { records, more } = registry.list({ ...filter, after }, limit)
     const last = records[records.length - 1]
     const nextCursor = more && last !== undefined ? encodeCursor(last.id) : null
-    const answer = cachedJson(JSON.stringify({ bees: records, nextCursor }))
-    if (isBare) bare = { version: registry.version, answer }
-    return sendCachedJson(request, reply, answer, CACHE_CONTROL)
+    const page = cachedText(JSON.stringify({ bees: records, nextCursor }))
+    if (isBare) bare = { version: registry.version, page }
+    return sendCached(request, reply, page, JSON_TYPE)
   })
 
   fastify.get('/bees/:id', {
@@ -63,23 +81,57 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'get-bee',
       summary: 'Read one Bee',
       description: 'The full record of a Bee, with its input and output schemas, pricing and description; also for ' +
-        'inactive and deprecated Bees, whose status and statusMessage say why.',
+        'inactive and deprecated Bees, whose status and statusMessage say why. With Accept: text/markdown, its Markdown ' +
+        'view instead (as GET /api/bees/{id}.md); JSON is the default.',
       params: BeeIdParams,
       response: {
-        200: BeeRecord,
-        304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-        404: { ...ErrorBody, description: 'No Bee has this id.' }
+        200: {
+          description: 'The Bee.',
+          content: {
+            'application/json': { schema: BeeRecord },
+            'text/markdown': { schema: markdown('The Bee\'s Markdown view, when Accept prefers text/markdown.') }
+          }
+        },
+        304: notModified,
+        404: noSuchBee
+      }
+    }
+  }, async (request, reply) => {
+    // The same URL answers in two types: caches must key on Accept too, 304s and 404s included.
+    reply.header('vary', 'Accept')
+    const bee = registry.get(request.params.id)
+    if (bee === undefined) throw beeNotFound(request.params.id)
+    if (preferred(request.headers.accept, 'application/json', 'text/markdown') === 'text/markdown') {
+      return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
+    }
+    let cached = details.get(bee.record)
+    if (cached === undefined) {
+      cached = cachedText(JSON.stringify(bee.record))
+      details.set(bee.record, cached)
+    }
+    return sendCached(request, reply, cached, JSON_TYPE)
+  })
+
+  fastify.get('/bees/:id.md', {
+    schema: {
+      tags: ['discovery'],
+      operationId: 'get-bee-markdown',
+      summary: 'Read one Bee as Markdown',
+      description: 'What the Bee does, its price, its input and output as tables, and a curl and an MCP example that ' +
+        'work as printed (their addresses are the ones this request came in at). Also for inactive Bees, which it ' +
+        'marks as such. Rebuilt when the Bee changes; a strong ETag gives 304 on If-None-Match.',
+      params: BeeIdParams,
+      response: {
+        200: { description: 'The Markdown view.', content: { 'text/markdown': { schema: markdown('The Bee\'s Markdown view.') } } },
+        304: notModified,
+        400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' },
+        404: noSuchBee
       }
     }
   }, async (request, reply) => {
     const bee = registry.get(request.params.id)
     if (bee === undefined) throw beeNotFound(request.params.id)
-    let cached = details.get(bee.record)
-    if (cached === undefined) {
-      cached = cachedJson(JSON.stringify(bee.record))
-      details.set(bee.record, cached)
-    }
-    return sendCachedJson(request, reply, cached, CACHE_CONTROL)
+    return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
   })
 
   mountGenericExecute(fastify)

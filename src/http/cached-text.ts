@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+/** Anonymous discovery answers may be reused briefly by caches in between; credentialed ones never are (see security-headers). */
+export const CACHE_CONTROL = 'public, max-age=5'
+
+export const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+
+/** A rendered answer and its strong ETag. */
+export interface CachedText { body: string, etag: string }
+
+export const cachedText = (body: string): CachedText => ({ body, etag: etagOf(body) })
+
+/** Sends a rendered answer with its ETag, or 304 when the client already holds it. */
+export function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedText, contentType: string) {
+  reply.header('etag', cached.etag).header('cache-control', CACHE_CONTROL)
+  if (request.headers['if-none-match'] === cached.etag) return reply.code(304).send(null)
+  // Already rendered: a string is sent as it is, whatever the content type.
+  return reply.type(contentType).send(cached.body as never)
+}
+
+/** How many base URLs one rendering is kept for: clients choose the Host, so the memo is bounded. */
+const MAX_BASES = 8
+
+/** Renderings of one thing for each base URL it was asked at, the least recently rendered dropped first. */
+export class PerBaseUrl {
+  readonly #entries = new Map<string, CachedText>()
+
+  get (baseUrl: string, render: () => string): CachedText {
+    let entry = this.#entries.get(baseUrl)
+    if (entry === undefined) {
+      entry = cachedText(render())
+      if (this.#entries.size === MAX_BASES) this.#entries.delete(this.#entries.keys().next().value as string)
+      this.#entries.set(baseUrl, entry)
+    }
+    return entry
+  }
+}
