@@ -1,11 +1,33 @@
-/** A route path as Fastify writes it (`/api/bees/:id/execute`, `/docs/static/*`), as an anchored regex. */
-function pathPattern (url: string): RegExp {
-  const source = url.replace(/(:\w+(?:\([^)]*\))?)|(\*)|([^:*]+)/g, (_match, parameter?: string, wildcard?: string, literal?: string) => {
-    if (parameter !== undefined) return '[^/]+'
+/** A path segment as the router hands it to a parameter's regex: percent-decoded. */
+function decoded (segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/**
+ * A route path as Fastify writes it (`/api/bees/:id/execute`, `/docs/static/*`) as a test of concrete paths. A
+ * parameter with a regex (`:id([^.]+)`) takes only the values the router would give that route, so its route does
+ * not claim the paths it never serves.
+ */
+function pathMatcher (url: string): (path: string) => boolean {
+  const shapes: RegExp[] = []
+  const source = url.replace(/(:\w+(?:\(([^)]*)\))?)|(\*)|([^:*]+)/g, (_match, parameter?: string, shape?: string, wildcard?: string, literal?: string) => {
+    if (parameter !== undefined) {
+      if (shape === undefined) return '[^/]+'
+      shapes.push(new RegExp(`^(?:${shape})$`))
+      return '([^/]+)'
+    }
     if (wildcard !== undefined) return '.*'
     return (literal ?? '').replace(/[.+?^${}()|[\]\\]/g, '\\$&')
   })
-  return new RegExp(`^${source}$`)
+  const pattern = new RegExp(`^${source}$`)
+  return (path) => {
+    const match = pattern.exec(path)
+    return match !== null && shapes.every((shape, index) => shape.test(decoded(match[index + 1] ?? '')))
+  }
 }
 
 /**
@@ -14,14 +36,14 @@ function pathPattern (url: string): RegExp {
  * methods a concrete URL has, so the paths are kept here, fed from an onRoute hook.
  */
 export class AllowedMethods {
-  readonly #paths = new Map<string, { pattern: RegExp, methods: Set<string> }>()
+  readonly #paths = new Map<string, { matches: (path: string) => boolean, methods: Set<string> }>()
 
   add (url: string, methods: string | string[]): void {
     // A catch-all route (CORS's OPTIONS *) is on every path: it says nothing about which paths exist.
     if (url === '*') return
     let entry = this.#paths.get(url)
     if (entry === undefined) {
-      entry = { pattern: pathPattern(url), methods: new Set() }
+      entry = { matches: pathMatcher(url), methods: new Set() }
       this.#paths.set(url, entry)
     }
     for (const method of Array.isArray(methods) ? methods : [methods]) entry.methods.add(method.toUpperCase())
@@ -30,8 +52,8 @@ export class AllowedMethods {
   /** The methods of every route path that matches `path` (without its query), sorted; empty for an unknown path. */
   of (path: string): string[] {
     const methods = new Set<string>()
-    for (const { pattern, methods: routeMethods } of this.#paths.values()) {
-      if (pattern.test(path)) for (const method of routeMethods) methods.add(method)
+    for (const { matches, methods: routeMethods } of this.#paths.values()) {
+      if (matches(path)) for (const method of routeMethods) methods.add(method)
     }
     return [...methods].sort()
   }

@@ -13,6 +13,13 @@ import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { BeeId, BeeIdParams, BeeStatus, CurrencyCode, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../../core/schemas.js'
 
+/**
+ * The id of a Bee to change or remove, as the router matches it. Ids have no dot, so `/bees/{id}.md` (the
+ * Markdown view, GET only) is never taken for a Bee to change: PATCH or DELETE on it is a 405. Any other
+ * malformed id still reaches the route, and its 404.
+ */
+const BEE_ID_PARAM = ':id([^.]+)'
+
 const JsonSchemaInput = (description: string) => Type.Object({}, { additionalProperties: true, description })
 
 const BeeFields = {
@@ -203,7 +210,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.code(201).send({ ...managed(bee, stored), signingSecret: stored.signingSecret })
   })
 
-  fastify.patch('/bees/:id', {
+  fastify.patch(`/bees/${BEE_ID_PARAM}`, {
     schema: {
       tags: ['publishing'],
       operationId: 'update-bee',
@@ -259,7 +266,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return managed(registry.get(id) as RegisteredBee, updated)
   })
 
-  fastify.delete('/bees/:id', {
+  fastify.delete(`/bees/${BEE_ID_PARAM}`, {
     schema: {
       tags: ['publishing'],
       operationId: 'delete-bee',
