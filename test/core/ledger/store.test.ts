@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import t, { test } from 'tap'
 import { migrationsFor } from '../../../src/core/ledger/migrations.js'
@@ -15,7 +15,12 @@ async function migrateTo (backend: Backend, name: string) {
       : new PostgresDialect({ pool: new pg.Pool({ connectionString: backend.url, max: 1 }) })
   })
   try {
-    const { error } = await new Migrator({ db, provider: migrationsFor(backend.name) }).migrateTo(name)
+    // Pinned to this test's schema, as openStore does: Kysely would otherwise take another schema's migration
+    // tables (a test running in parallel) for ours.
+    const migrationTableSchema = backend.name === 'postgres'
+      ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
+      : undefined
+    const { error } = await new Migrator({ db, provider: migrationsFor(backend.name), migrationTableSchema }).migrateTo(name)
     if (error !== undefined) throw error
   } finally {
     await db.destroy()
