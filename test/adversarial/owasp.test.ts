@@ -397,7 +397,9 @@ test('API9:2023 Improper Inventory Management: every route is in the OpenAPI doc
   const server = Fastify({ ...serverOptions(config), logger: false })
   const routes: Array<{ method: string, url: string, hidden: boolean }> = []
   server.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: (route.schema as { hide?: boolean } | undefined)?.hide === true })
+    // A parameter's regex (`:id([^.]+)`) narrows what the router takes; the documented path names the parameter only.
+    const url = route.url.replace(/(:\w+)\([^)]*\)/g, '$1')
+    for (const method of [route.method].flat()) routes.push({ method, url, hidden: (route.schema as { hide?: boolean } | undefined)?.hide === true })
   })
   await server.register(fp(app), { config })
   await server.ready()
