@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { NETWORK, PAY_TO, type FakeFacilitator } from './fake-facilitator.js'
+import { NETWORK, PAY_TO, type FakeFacilitator } from '../examples/x402/facilitator.js'
 
 /** The configuration that turns x402 on against the fake facilitator (Base Sepolia USDC, @x402/evm's default there). */
 export const x402Env = (facilitator: FakeFacilitator, extra: Record<string, string> = {}) => ({

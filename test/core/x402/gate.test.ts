@@ -2,7 +2,7 @@ import pino from 'pino'
 import { test } from 'tap'
 import type { RegisteredBee } from '../../../src/core/registry.js'
 import { X402Gate, type X402Settings } from '../../../src/core/x402/gate.js'
-import { NETWORK, PAY_TO, startFakeFacilitator, USDC } from '../../fake-facilitator.js'
+import { NETWORK, PAY_TO, startFakeFacilitator, USDC } from '../../../examples/x402/facilitator.js'
 
 const log = pino({ level: 'silent' })
 const bee = (priceMicros: number, currency = 'USD', paid = true) => ({ paid, priceMicros, record: { pricing: { currency } } }) as unknown as RegisteredBee

@@ -1,6 +1,6 @@
 import type { PaymentRequired } from '@x402/core/types'
 import { test } from 'tap'
-import { NETWORK, startFakeFacilitator } from '../../fake-facilitator.js'
+import { NETWORK, startFakeFacilitator } from '../../../examples/x402/facilitator.js'
 import { newPayer, x402Env } from '../../x402-helper.js'
 import { clients, listening } from './clients.js'
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { pathToFileURL } from 'node:url'
 import { authorizationTypes } from '@x402/evm'
 import { verifyTypedData, type Address, type Hex } from 'viem'
 
@@ -35,12 +36,15 @@ function send (response: ServerResponse, status: number, body: unknown) {
 }
 
 /**
+ * Run as `npx tsx examples/x402/facilitator.ts` (README, x402): a facilitator on port 4020 (or PORT)
+ * to try x402 payments with, no chain needed. Tests start it on a free port.
+ *
  * A facilitator on 127.0.0.1 speaking x402 v2's facilitator protocol (GET /supported, POST /verify,
  * POST /settle) for the `exact` scheme with EIP-3009 authorizations: it checks the signature against
  * the token's EIP-712 domain as a chain would, the amount, payee, validity window and that the nonce
  * was not spent, and "settles" by spending the nonce. No chain is involved.
  */
-export async function startFakeFacilitator (): Promise<FakeFacilitator> {
+export async function startFakeFacilitator (port = 0): Promise<FakeFacilitator> {
   const spent = new Set<string>()
   const pending: ServerResponse[] = []
 
@@ -118,7 +122,12 @@ export async function startFakeFacilitator (): Promise<FakeFacilitator> {
       send(response, 404, { error: 'not found' })
     })().catch((error: unknown) => send(response, 500, { error: String(error) }))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   facilitator.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return facilitator
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const facilitator = await startFakeFacilitator(Number(process.env.PORT ?? 4020))
+  console.log(`fake x402 facilitator (${NETWORK}, no chain) at ${facilitator.url}; pays to ${PAY_TO}`)
 }
