@@ -13,6 +13,7 @@ import { sqlJournalRepository } from './journal/sql-journal-repository.js'
 import type { Ledger } from './ledger.js'
 import { migrationsFor, type Dialect } from './migrations.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
+import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 
@@ -135,6 +136,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     journal: sqlJournalRepository(db),
     idempotency: sqlIdempotencyRepository(db),
     catalog: sqlCatalogRepository(db, secretBox(databaseUrl, dialect, options)),
+    settlements: sqlSettlementRepository(db, dialect),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()
   }
