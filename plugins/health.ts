@@ -8,7 +8,7 @@ const Status = Type.Object({ status: Type.String({ description: 'ok when alive, 
 /** Liveness for the orchestrator's restart decision; readiness for the load balancer's routing. */
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health', {
-    schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', response: { 200: Status } },
+    schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', security: [], response: { 200: Status } },
     logLevel: 'warn'
   }, async () => ({ status: 'ok' }))
 
@@ -16,6 +16,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['operations'],
       operationId: 'ready',
+      security: [],
       summary: 'Readiness: the ledger database answers',
       response: { 200: Status, 503: { ...ErrorBody, description: 'The ledger database does not answer.' } }
     },

@@ -11,7 +11,10 @@ import { DOCS_CSP } from './security-headers.js'
  * service validates. It is served at /openapi/openapi.json; Swagger UI at /docs.
  */
 export default fp(async (fastify) => {
+  const publicBaseUrl = fastify.config.PUBLIC_BASE_URL
   await fastify.register(swagger, {
+    // The paths are the ones this process serves: a path in PUBLIC_BASE_URL is the gateway's prefix, not theirs.
+    stripBasePath: false,
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -19,8 +22,13 @@ export default fp(async (fastify) => {
         version: '1.0.0',
         description: 'A registry of Bees: capabilities with declared JSON input and output schemas. ' +
           'Discover them with GET /api/bees and execute them with POST /api/bees/{id}/execute; every result comes ' +
-          `back in a Honey envelope. Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`
+          `back in a Honey envelope. Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`,
+        license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' }
       },
+      // Relative when unset: a client resolves it against the address it fetched this document from.
+      servers: [publicBaseUrl === undefined
+        ? { url: '/', description: 'The origin this document was fetched from.' }
+        : { url: publicBaseUrl, description: 'This service (PUBLIC_BASE_URL).' }],
       tags: [
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
@@ -64,4 +72,4 @@ export default fp(async (fastify) => {
 
   await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current() })
   fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => current())
-}, { name: 'openapi', dependencies: ['registry', 'security-headers'] })
+}, { name: 'openapi', dependencies: ['config', 'registry', 'security-headers'] })

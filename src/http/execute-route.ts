@@ -73,7 +73,7 @@ function successHeaders (paid: boolean) {
         }
       : {}),
     [REPLAYED_HEADER]: header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key.'),
-    deprecation: header('Set when the Bee is deprecated: when, as @<unix seconds> (RFC 9745).'),
+    deprecation: header('Set when the Bee is deprecated: when, as @ and Unix seconds, e.g. @1767225600 (RFC 9745).'),
     sunset: header('Set when a deprecated Bee has an announced end: an HTTP date (RFC 8594).'),
     'x-request-id': header('This request\'s id: quote it when reporting a problem.')
   }

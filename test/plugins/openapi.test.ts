@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { test } from 'tap'
 import { build } from '../helper.js'
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string }
 
 test('the OpenAPI document is valid OpenAPI 3.0.3, version 1.0.0', async (t) => {
   const app = await build(t)
@@ -70,4 +74,51 @@ test('execute 200s declare the headers the service sends, so an agent can read i
   })
   t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
   t.same(Object.keys(response.json()), ['beeId', 'timestamp', 'result', 'confidence', 'freshness'], 'the body is still Honey only')
+})
+
+test('Redocly\'s recommended rules find no error in the document', async (t) => {
+  const app = await build(t)
+  const source = (await app.inject('/openapi/openapi.json')).body
+  const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) })
+  const errors = problems.filter((problem) => problem.severity === 'error')
+  t.same(errors.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`), [])
+})
+
+test('the server is relative unless PUBLIC_BASE_URL names it, and the license is the package\'s', async (t) => {
+  const relative = (await (await build(t)).inject('/openapi/openapi.json')).json()
+  t.same(relative.servers.map((server: { url: string }) => server.url), ['/'])
+  t.equal(relative.info.license.name, packageJson.license)
+  const app = await build(t, { env: { PUBLIC_BASE_URL: 'https://apiary.example.com/v1/' } })
+  const configured = (await app.inject('/openapi/openapi.json')).json()
+  t.same(configured.servers.map((server: { url: string }) => server.url), ['https://apiary.example.com/v1'])
+  t.ok(configured.paths['/api/bees'], 'the paths stay the ones this process serves (the prefix is the gateway\'s)')
+})
+
+test('every public operation says so with an empty security requirement', async (t) => {
+  const app = await build(t)
+  const document = (await app.inject('/openapi/openapi.json')).json()
+  for (const path of ['/health', '/ready', '/api/bees', '/api/bees/{id}', '/api/bees/{id}.md', '/llms.txt', '/llms-full.txt', '/.well-known/agent-card.json']) {
+    t.same(document.paths[path].get.security, [], path)
+  }
+  for (const path of ['/mcp', '/a2a', '/api/bees/{id}/execute']) {
+    t.same(document.paths[path].post.security, [{}, { walletToken: [] }], `${path}: a wallet token only for pay-per-use Bees`)
+  }
+})
+
+test('no description holds an angle-bracket placeholder, which Swagger UI would read as HTML', async (t) => {
+  const app = await build(t)
+  const descriptions: string[] = []
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect)
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'description' && typeof inner === 'string') descriptions.push(inner)
+        else collect(inner)
+      }
+    }
+  }
+  collect((await app.inject('/openapi/openapi.json')).json())
+  t.ok(descriptions.length > 100)
+  // Inside a Markdown code span, `<new>` is shown as written.
+  t.same(descriptions.filter((text) => /<[A-Za-z]/.test(text.replace(/`[^`]*`/g, ''))), [])
 })

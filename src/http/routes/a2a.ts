@@ -22,6 +22,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['a2a'],
       operationId: 'agent-card',
+      security: [],
       summary: 'The A2A agent card',
       description: `The A2A ${A2A_VERSION} agent card: every active Bee is a skill, and the JSON-RPC endpoint is POST ${A2A_PATH}. ` +
         'Rebuilt when the registry changes; answers carry a strong ETag: send it back in If-None-Match to get 304 while nothing changed.',
@@ -43,6 +44,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['a2a'],
       operationId: 'a2a',
+      security: [{}, { walletToken: [] }],
       summary: `A2A ${A2A_VERSION} JSON-RPC endpoint`,
       description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the finished task: ' +
         'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +

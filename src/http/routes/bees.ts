@@ -51,6 +51,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'list-bees',
+      security: [],
       summary: 'List the active Bees',
       description: 'Active Bees in id order, filtered and a page at a time. Answers carry a strong ETag: send it back in ' +
         'If-None-Match to get 304 while nothing changed.',
@@ -79,6 +80,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'get-bee',
+      security: [],
       summary: 'Read one Bee',
       description: 'The full record of a Bee, with its input and output schemas, pricing and description; also for ' +
         'inactive and deprecated Bees, whose status and statusMessage say why. With Accept: text/markdown, its Markdown ' +
@@ -116,6 +118,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'get-bee-markdown',
+      security: [],
       summary: 'Read one Bee as Markdown',
       description: 'What the Bee does, its price, its input and output as tables, and a curl and an MCP example that ' +
         'work as printed (their addresses are the ones this request came in at). Also for inactive Bees, which it ' +

@@ -29,6 +29,7 @@ const llmsRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'llms-txt',
+      security: [],
       summary: 'The registry for language models (llms.txt)',
       description: 'The llmstxt.org index: what Apiary is, how to call and pay, every active Bee by category linked to its ' +
         'Markdown view with its price, and links to the OpenAPI document, the MCP endpoint and the wallet docs. ' +
@@ -44,6 +45,7 @@ const llmsRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'llms-full-txt',
+      security: [],
       summary: 'The registry for language models, every Bee inlined (llms-full.txt)',
       description: 'llms.txt with the Markdown view of every active Bee inlined under its category. Strong ETag; 304 on If-None-Match.',
       response: responses('llms.txt with every active Bee\'s Markdown view (Markdown, served as text/plain).')

@@ -37,6 +37,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['mcp'],
       operationId: 'mcp',
+      security: [{}, { walletToken: [] }],
       summary: 'Model Context Protocol (Streamable HTTP, stateless)',
       description: 'Every active Bee as an MCP tool, plus find_bees to search them. Protocol versions 2025-06-18, ' +
         '2025-11-25 (initialize handshake, no session) and 2026-07-28 (per-request envelope); answers are JSON, never ' +
