@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
 import { registryDocument } from '../src/core/publishing/openapi-paths.js'
 import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
+import { executeErrorCodes } from '../src/http/execute-route.js'
 import { DOCS_CSP } from './security-headers.js'
 
 /**
@@ -15,6 +16,8 @@ export default fp(async (fastify) => {
   await fastify.register(swagger, {
     // The paths are the ones this process serves: a path in PUBLIC_BASE_URL is the gateway's prefix, not theirs.
     stripBasePath: false,
+    // A shared shape (plugins/shared-schemas.ts) is listed in components/schemas under its own $id.
+    refResolver: { buildLocalReference: (json) => String(json.$id) },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -65,11 +68,11 @@ export default fp(async (fastify) => {
   const current = () => {
     const { registry } = fastify
     if (cached?.version !== registry.version) {
-      cached = { version: registry.version, document: registryDocument(fastify.swagger() as OpenAPIV3.Document, registry) }
+      cached = { version: registry.version, document: registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {})) }
     }
     return cached.document
   }
 
   await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current() })
   fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => current())
-}, { name: 'openapi', dependencies: ['config', 'registry', 'security-headers'] })
+}, { name: 'openapi', dependencies: ['config', 'registry', 'security-headers', 'shared-schemas'] })

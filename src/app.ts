@@ -18,6 +18,7 @@ import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
+import sharedSchemas from '../plugins/shared-schemas.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import type { Config } from './config.js'
@@ -74,6 +75,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(securityHeaders)
   await fastify.register(cors)
   await fastify.register(registry)
+  await fastify.register(sharedSchemas)
   await fastify.register(openapi)
 
   await fastify.register(ledger)

@@ -5,6 +5,19 @@ import { Type, type Static, type TSchema } from 'typebox'
  * document all take it from this module, and TypeScript types come from `Static<typeof X>`.
  */
 
+/** A shape many answers share: registered once by its `$id` (plugins/shared-schemas.ts) and used by `ref`. */
+export type SharedSchema = TSchema & { $id: string }
+
+/** Names a shape with the `$id` it is shared under (its OpenAPI component name). */
+export const shared = <T extends TSchema>($id: string, schema: T): T & { $id: string } => Object.assign(schema, { $id })
+
+/**
+ * A use of a shared shape, typed as the shape: a `$ref` to its `$id`, so the OpenAPI document holds the
+ * shape once (in components/schemas) and the serializer still writes every field of it.
+ */
+export const ref = <T extends SharedSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Unsafe<Static<T>>({ $ref: schema.$id, ...options })
+
 /** OpenAPI 3.0 has no `type: 'null'`: nullable fields are written the 3.0 way, which Ajv also understands. */
 export const NullableString = (options: { description: string }) =>
   Type.Unsafe<string | null>({ type: 'string', nullable: true, ...options })
@@ -57,7 +70,7 @@ export const BeeConfig = Type.Object({
 /** A JSON Schema document, served as data. */
 const JsonSchemaDocument = (description: string) => Type.Object({}, { additionalProperties: true, description })
 
-export const BeeRecord = Type.Object({
+export const BeeRecord = shared('Bee', Type.Object({
   id: BeeId,
   name: Type.String({ description: 'Human-readable name.' }),
   description: Type.String({ description: 'What the Bee does, and what its Honey confidence and freshness mean.' }),
@@ -74,7 +87,7 @@ export const BeeRecord = Type.Object({
   ownerId: NullableString({ description: 'Owner reference; null for built-in Bees.' }),
   type: Type.String({ description: 'Kind of Bee: builtin (compiled into Apiary) or remote (published).' }),
   config: BeeConfig
-}, { description: 'A Bee: a capability with declared input and output schemas.' })
+}, { description: 'A Bee: a capability with declared input and output schemas.' }))
 export type BeeRecord = Static<typeof BeeRecord>
 
 /** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
@@ -102,7 +115,7 @@ export const CreatedPublisher = Type.Object({
 }, { description: 'A new publisher with its key.' })
 
 export const BeeList = Type.Object({
-  bees: Type.Array(BeeRecord, { description: 'Active Bees matching the query, in id order.' }),
+  bees: Type.Array(ref(BeeRecord), { description: 'Active Bees matching the query, in id order.' }),
   nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
 }, { description: 'The discovery list.' })
 
@@ -119,14 +132,14 @@ export const Honey = <T extends TSchema>(result: T) => Type.Object({
 
 export const AnyResult = Type.Object({}, { additionalProperties: true, description: 'Output conforming to the Bee\'s outputSchema.' })
 
-export const ErrorBody = Type.Object({
+export const ErrorBody = shared('Error', Type.Object({
   error: Type.String({ description: 'Short title of the error (the HTTP status text).' }),
   code: Type.String({ description: 'Stable machine-readable code in UPPER_SNAKE case; see the README.' }),
   message: Type.String({ description: 'What went wrong and what to do about it.' })
-}, { description: 'An error.' })
+}, { description: 'An error.' }))
 export type ErrorBody = Static<typeof ErrorBody>
 
-export const ValidationErrorBody = Type.Object({
+export const ValidationErrorBody = shared('ValidationError', Type.Object({
   error: ErrorBody.properties.error,
   code: ErrorBody.properties.code,
   message: ErrorBody.properties.message,
@@ -134,9 +147,9 @@ export const ValidationErrorBody = Type.Object({
     field: Type.String({ description: 'JSON pointer of the offending field (empty for the body itself).' }),
     reason: Type.String({ description: 'Why the value was refused.' })
   }), { description: 'Each field that failed validation (absent when the body is missing or not JSON).' }))
-}, { description: 'The request is missing, malformed, or does not match the schema.' })
+}, { description: 'An error, naming the fields that failed validation.' }))
 
-export const PaymentRequiredBody = Type.Object({
+export const PaymentRequiredBody = shared('PaymentRequired', Type.Object({
   error: ErrorBody.properties.error,
   code: ErrorBody.properties.code,
   message: ErrorBody.properties.message,
@@ -151,7 +164,7 @@ export const PaymentRequiredBody = Type.Object({
       description: 'Page on how to get a funded wallet (the operator\'s WALLET_DOCS_URL); absent when none is configured.'
     }))
   }, { description: 'What the call costs and how to pay for it.' })
-}, { description: 'The call needs a funded wallet.' })
+}, { description: 'An error: the call needs a funded wallet, and this is what it costs.' }))
 
 export const WALLET_HEADER = 'x-registry-wallet-token'
 export const WALLET_HEADER_NAME = 'X-Registry-Wallet-Token'
@@ -175,7 +188,7 @@ export const WalletId = Type.String({
   description: 'Wallet identifier: wal_ and base64url characters.'
 })
 
-export const Wallet = Type.Object({
+export const Wallet = shared('Wallet', Type.Object({
   id: WalletId,
   balance: Type.Number({ description: 'Available balance in `currency`: what new calls can spend, after pending holds.' }),
   held: Type.Number({
@@ -187,7 +200,7 @@ export const Wallet = Type.Object({
   label: NullableString({ description: 'Free-text label given at creation.' }),
   frozen: Type.Boolean({ description: 'A frozen wallet cannot be charged (402 WALLET_FROZEN) until unfrozen.' }),
   createdAt: Type.String({ format: 'date-time', description: 'When the wallet was created.' })
-}, { description: 'A prepaid wallet.' })
+}, { description: 'A prepaid wallet.' }))
 export type Wallet = Static<typeof Wallet>
 
 export const CreatedWallet = Type.Object({
@@ -195,7 +208,7 @@ export const CreatedWallet = Type.Object({
   token: Type.String({ description: 'Wallet token for X-Registry-Wallet-Token. Shown only here; it is stored hashed.' })
 }, { description: 'A new wallet with its token.' })
 
-export const JournalEntry = Type.Object({
+export const JournalEntry = shared('JournalEntry', Type.Object({
   id: Type.Integer({ description: 'Journal entry number.' }),
   kind: StringEnum(['deposit', 'hold', 'capture', 'void', 'charge', 'refund'], {
     description: 'deposit: funds added. hold: a call\'s price reserved (taken from the balance). capture: the hold became ' +
@@ -212,7 +225,7 @@ export const JournalEntry = Type.Object({
     description: 'On a capture or void: the id of the hold entry it settles (each hold is settled once); null otherwise.'
   }),
   createdAt: Type.String({ format: 'date-time', description: 'When the entry was written.' })
-}, { description: 'One ledger movement.' })
+}, { description: 'One ledger movement.' }))
 export type JournalEntry = Static<typeof JournalEntry>
 
 export const PageQuery = Type.Object({
@@ -228,5 +241,5 @@ export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
 
 export const WalletStatement = Type.Object({
   ...Wallet.properties,
-  recent: Type.Array(JournalEntry, { description: 'The most recent journal entries, newest first.' })
+  recent: Type.Array(ref(JournalEntry), { description: 'The most recent journal entries, newest first.' })
 }, { description: 'A wallet with its recent movements.' })

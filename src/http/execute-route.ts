@@ -2,9 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import { Type, type TSchema } from 'typebox'
 import type { Honey as HoneyEnvelope } from '../core/execution/execution.js'
 import { fromMicros } from '../core/money.js'
-import type { RegisteredBee } from '../core/registry.js'
-import { AnyResult, BeeIdParams, ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from '../core/schemas.js'
+import { PROXY_ERRORS } from '../core/publishing/proxy.js'
+import type { ErrorCodes, RegisteredBee } from '../core/registry.js'
+import { AnyResult, BeeIdParams, Honey, PaymentRequiredBody, ValidationErrorBody, type SharedSchema } from '../core/schemas.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
+import { BODY_CODES, REQUEST_CODES, refusal } from './refusals.js'
 import { walletTokenOf } from './wallet-token.js'
 
 /**
@@ -51,8 +53,6 @@ async function runBee (request: FastifyRequest, reply: FastifyReply) {
   return reply.type('application/json; charset=utf-8').send(sold.body)
 }
 
-const errorResponse = (description: string) => ({ ...ErrorBody, description })
-
 /** Response schemas for every status an execute route can send. */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
@@ -79,26 +79,53 @@ function successHeaders (paid: boolean) {
   }
 }
 
-function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
+/**
+ * The codes each error status of an execute route can carry: for a Bee, what its pipeline and its own
+ * upstream can answer; without one (the generic route), what any Bee's can. A remote Bee's failures are
+ * the proxy's, and its bad output is its 502, not our 500.
+ */
+export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: ErrorCodes): ErrorCodes {
+  const paid = bee === undefined || bee.paid
+  const codes: Record<number, readonly string[]> = {
+    400: [...REQUEST_CODES, ...BODY_CODES[400], 'VALIDATION_FAILED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_WALLET_REQUIRED'],
+    409: ['BEE_INACTIVE', 'IDEMPOTENCY_IN_FLIGHT'],
+    413: BODY_CODES[413],
+    415: BODY_CODES[415],
+    422: ['IDEMPOTENCY_KEY_REUSED'],
+    500: bee?.remote === true ? ['INTERNAL_ERROR'] : ['INTERNAL_ERROR', 'BEE_OUTPUT_INVALID'],
+    ...upstream
+  }
+  if (paid) {
+    codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS']
+    codes[503] = ['HOLD_EXPIRED']
+  }
+  if (bee === undefined) codes[404] = ['BEE_NOT_FOUND']
+  return codes
+}
+
+/** What each error status of an execute route means, and its body when it is not the plain error. */
+const EXECUTE_ERRORS: Record<number, { description: string, body?: SharedSchema }> = {
+  400: { description: 'The body is missing, not JSON, or does not match the Bee\'s inputSchema; or the Idempotency-Key is invalid.', body: ValidationErrorBody },
+  402: { description: 'The call needs a funded wallet: transactionDetails says what it costs and how to pay.', body: PaymentRequiredBody },
+  404: { description: 'No Bee has this id.' },
+  409: { description: 'The Bee is inactive, or a request with this Idempotency-Key is still running.' },
+  413: { description: 'The body is larger than BODY_LIMIT_BYTES (decompressed too).' },
+  415: { description: 'The body is not JSON in UTF-8, or has a Content-Encoding other than gzip, deflate or br.' },
+  422: { description: 'The Idempotency-Key was used with a different request.' },
+  500: { description: 'Internal failure; the hold on the wallet, if any, was voided (credited back).' },
+  502: { description: 'The upstream service failed, or answered what the Bee\'s outputSchema refuses; the hold was voided (nothing charged).' },
+  503: { description: 'The hold was released before the call finished; the answer is not served and nothing was charged.' },
+  504: { description: 'The upstream service timed out; the hold was voided (nothing charged).' }
+}
+
+function executeResponses (result: TSchema, bee: RegisteredBee | undefined, upstream: ErrorCodes) {
+  const refusals = Object.entries(executeErrorCodes(bee, upstream)).map(([status, codes]) => {
+    const { description, body } = EXECUTE_ERRORS[Number(status)] as { description: string, body?: SharedSchema }
+    return [status, refusal(description, codes, body)]
+  })
   return {
     200: { ...Honey(result), headers: successHeaders(bee === undefined || bee.paid) },
-    400: ValidationErrorBody,
-    ...(bee === undefined || bee.paid ? { 402: PaymentRequiredBody } : {}),
-    ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),
-    409: errorResponse('The Bee is inactive, or a request with this Idempotency-Key is still running.'),
-    413: errorResponse('The body is larger than the configured limit.'),
-    415: errorResponse('The body is not JSON.'),
-    422: errorResponse('The Idempotency-Key was used with a different request.'),
-    500: errorResponse('Internal failure; the hold on the wallet, if any, was voided (credited back).'),
-    ...(bee === undefined || bee.paid
-      ? { 503: errorResponse('HOLD_EXPIRED: the hold was released before the call finished; the answer is not served and nothing was charged.') }
-      : {}),
-    ...(bee === undefined || bee.upstream
-      ? {
-          502: errorResponse('The upstream service failed; the hold was voided (nothing charged).'),
-          504: errorResponse('The upstream service timed out; the hold was voided (nothing charged).')
-        }
-      : {})
+    ...Object.fromEntries(refusals)
   }
 }
 
@@ -116,7 +143,7 @@ function pipelineHooks (fastify: FastifyInstance, options: { validate: boolean, 
 }
 
 /** Registers a Bee's own execute route, with its exact input and output schemas. */
-export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options: { upstream: boolean }) {
+export function mountBee (fastify: FastifyInstance, bee: RegisteredBee) {
   const { id, name, description, inputSchema, outputSchema } = bee.record
   fastify.post(`/bees/${id}/execute`, {
     schema: {
@@ -127,11 +154,20 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options:
       security: bee.paid ? [{ walletToken: [] }] : [],
       headers: IdempotencyHeaders,
       body: inputSchema,
-      response: executeResponses(outputSchema as TSchema, { paid: bee.paid, upstream: options.upstream })
+      response: executeResponses(outputSchema as TSchema, bee, bee.definition.errors ?? {})
     },
     config: { bee },
     ...pipelineHooks(fastify, { validate: false, paid: bee.paid })
   }, runBee)
+}
+
+/** What any Bee's upstream can fail with: the built-ins' (registered before this route) and the proxy's, by status. */
+function anyUpstream (fastify: FastifyInstance): ErrorCodes {
+  const codes: Record<number, string[]> = {}
+  for (const errors of [...fastify.registry.all().map((bee) => bee.definition.errors ?? {}), PROXY_ERRORS]) {
+    for (const [status, list] of Object.entries(errors)) codes[Number(status)] = [...new Set([...codes[Number(status)] ?? [], ...list])]
+  }
+  return codes
 }
 
 /** Registers the execute route of any Bee by id: the body is validated by the core, against the Bee it names. */
@@ -147,7 +183,7 @@ export function mountGenericExecute (fastify: FastifyInstance) {
       params: BeeIdParams,
       headers: IdempotencyHeaders,
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
-      response: executeResponses(AnyResult)
+      response: executeResponses(AnyResult, undefined, anyUpstream(fastify))
     },
     // Payment is the core's to decide here: a free Bee passes its step untouched.
     ...pipelineHooks(fastify, { validate: true, paid: true })

@@ -47,7 +47,8 @@ test('the document describes discovery, detail, the generic execute path and nul
   const text = JSON.stringify(document)
   t.notMatch(text, /"type":"null"/, 'no type null (3.1 only)')
   t.notMatch(text, /"const":/, 'no const (3.1 only)')
-  const ownerId = document.paths['/api/bees/{id}'].get.responses['200'].content['application/json'].schema.properties.ownerId
+  t.same(document.paths['/api/bees/{id}'].get.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Bee' })
+  const ownerId = document.components.schemas.Bee.properties.ownerId
   t.same(ownerId, { type: 'string', nullable: true, description: ownerId.description })
 })
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import type { ErrorBody } from '../../core/schemas.js'
+import { shared, type ErrorBody } from '../../core/schemas.js'
 import { apiaryDetails, RpcCode, type RpcError } from './errors.js'
 import { Task } from './schemas.js'
 
@@ -29,7 +29,7 @@ export const JsonRpcError = Type.Object({
 
 const envelope = { jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }), id: JsonRpcId }
 
-export const JsonRpcErrorResponse = Type.Object({ ...envelope, error: JsonRpcError }, { description: 'A JSON-RPC error response.' })
+export const JsonRpcErrorResponse = shared('A2aErrorResponse', Type.Object({ ...envelope, error: JsonRpcError }, { description: 'A JSON-RPC error response of the A2A endpoint.' }))
 
 export const JsonRpcResponse = Type.Object({
   ...envelope,

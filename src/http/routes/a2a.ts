@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from 'typebox'
-import { ErrorBody } from '../../core/schemas.js'
+import { ref, type ErrorBody } from '../../core/schemas.js'
 import { agentCard } from '../a2a/card.js'
 import { A2aEndpoint } from '../a2a/endpoint.js'
 import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../a2a/json-rpc.js'
@@ -8,6 +8,7 @@ import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
 import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
+import { requestRefusal } from '../refusals.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { walletTokenOf } from '../wallet-token.js'
 
@@ -29,7 +30,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       response: {
         200: AgentCard,
         304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-        400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' }
+        400: requestRefusal('The Host header is not a host name.', ['HOST_INVALID'])
       }
     }
   }, async (request, reply) => {
@@ -55,10 +56,10 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       body: JsonRpcRequest,
       response: {
         200: JsonRpcResponse,
-        400: { ...JsonRpcErrorResponse, description: 'Not JSON (-32700), or a body the app refuses (-32600), such as too deep.' },
-        413: { ...JsonRpcErrorResponse, description: 'The body is larger than BODY_LIMIT_BYTES.' },
-        415: { ...JsonRpcErrorResponse, description: 'Content-Type is not application/json (or not UTF-8).' },
-        500: { ...JsonRpcErrorResponse, description: 'Something went wrong on our side (-32603).' }
+        400: ref(JsonRpcErrorResponse, { description: 'Not JSON (-32700), or a body the app refuses (-32600), such as too deep.' }),
+        413: ref(JsonRpcErrorResponse, { description: 'The body is larger than BODY_LIMIT_BYTES.' }),
+        415: ref(JsonRpcErrorResponse, { description: 'Content-Type is not application/json (or not UTF-8).' }),
+        500: ref(JsonRpcErrorResponse, { description: 'Something went wrong on our side (-32603).' })
       }
     },
     // The endpoint checks the message and answers in JSON-RPC (-32600, -32602): route validation would

@@ -6,8 +6,9 @@ import { preferred } from '../accept.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
+import { refusal, requestRefusal } from '../refusals.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
-import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
+import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ref } from '../../core/schemas.js'
 import { beePage } from '../markdown/bee-page.js'
 
 export const DEFAULT_PAGE = 100
@@ -27,7 +28,8 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
 
 const notModified = Type.Null({ description: 'Not modified since the ETag you sent.' })
-const noSuchBee = { ...ErrorBody, description: 'No Bee has this id.' }
+const noSuchBee = refusal('No Bee has this id.', ['BEE_NOT_FOUND'])
+const badHost = requestRefusal('The Host header is not a host name.', ['HOST_INVALID'])
 const markdown = (description: string) => ({ type: 'string', description })
 
 /** Discovery, detail, and execution of any Bee by id. */
@@ -59,7 +61,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: BeeList,
         304: notModified,
-        400: ValidationErrorBody
+        400: requestRefusal('A filter, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR'])
       }
     }
   }, async (request, reply) => {
@@ -90,11 +92,12 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         200: {
           description: 'The Bee.',
           content: {
-            'application/json': { schema: BeeRecord },
+            'application/json': { schema: ref(BeeRecord) },
             'text/markdown': { schema: markdown('The Bee\'s Markdown view, when Accept prefers text/markdown.') }
           }
         },
         304: notModified,
+        400: badHost,
         404: noSuchBee
       }
     }
@@ -127,7 +130,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: { description: 'The Markdown view.', content: { 'text/markdown': { schema: markdown('The Bee\'s Markdown view.') } } },
         304: notModified,
-        400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' },
+        400: badHost,
         404: noSuchBee
       }
     }

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError, beeNotFound } from '../../core/errors.js'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
-import { BeeIdParams, ErrorBody, Publisher, ValidationErrorBody } from '../../core/schemas.js'
+import { BeeIdParams, Publisher } from '../../core/schemas.js'
+import { bodyRefusals, refusal } from '../refusals.js'
 
 const RotatedPublisherKey = Type.Object({
   ...Publisher.properties,
@@ -21,10 +22,7 @@ const PublisherParams = Type.Object({
   id: Type.String({ pattern: '^pub_[A-Za-z0-9_-]{1,64}$', description: 'Identifier of the publisher.' })
 })
 
-const errors = {
-  400: ValidationErrorBody,
-  401: { ...ErrorBody, description: 'Missing or unknown publisher key or admin token.' }
-}
+const unauthorized = refusal('Missing or unknown publisher key or admin token.', ['UNAUTHORIZED'])
 
 /**
  * Rotation of the credentials Apiary issues: a publisher's key (the old one is revoked at once) and a
@@ -45,8 +43,9 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: PublisherParams,
       response: {
         200: RotatedPublisherKey,
-        ...errors,
-        404: { ...ErrorBody, description: 'No publisher with this id, or not yours.' }
+        ...bodyRefusals('The publisher id is malformed, or a body was sent and it is not JSON.', ['VALIDATION_FAILED']),
+        401: unauthorized,
+        404: refusal('No publisher with this id, or not yours.', ['PUBLISHER_NOT_FOUND'])
       }
     },
     onRequest: fastify.requirePrincipal
@@ -73,8 +72,9 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BeeIdParams,
       response: {
         200: RotatedSigningSecret,
-        ...errors,
-        404: { ...ErrorBody, description: 'No published Bee with this id that you manage.' }
+        ...bodyRefusals('A body was sent, and it is not JSON.'),
+        401: unauthorized,
+        404: refusal('No published Bee with this id that you manage.', ['BEE_NOT_FOUND'])
       }
     },
     onRequest: fastify.requirePrincipal

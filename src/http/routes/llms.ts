@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from 'typebox'
-import { ErrorBody } from '../../core/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { llmsFull, llmsIndex } from '../markdown/llms-index.js'
+import { requestRefusal } from '../refusals.js'
 
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
 const responses = (description: string) => ({
   200: { description, content: { 'text/plain': { schema: { type: 'string', description } } } },
   304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-  400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' }
+  400: requestRefusal('The Host header is not a host name.', ['HOST_INVALID'])
 })
 
 /**

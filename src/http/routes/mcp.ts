@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { ErrorBody } from '../../core/schemas.js'
+import { ref, type ErrorBody } from '../../core/schemas.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { McpEndpoint } from '../mcp/endpoint.js'
 import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../mcp/json-rpc.js'
@@ -48,11 +48,11 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
       response: {
         200: JsonRpcResponse,
         202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
-        400: { ...JsonRpcError, description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' },
-        406: { ...JsonRpcError, description: 'Accept does not include application/json.' },
-        413: { ...JsonRpcError, description: 'The body is larger than BODY_LIMIT_BYTES.' },
-        415: { ...JsonRpcError, description: 'Content-Type is not application/json (or not UTF-8).' },
-        500: { ...JsonRpcError, description: 'Something went wrong on our side (-32603).' }
+        400: ref(JsonRpcError, { description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' }),
+        406: ref(JsonRpcError, { description: 'Accept does not include application/json.' }),
+        413: ref(JsonRpcError, { description: 'The body is larger than BODY_LIMIT_BYTES.' }),
+        415: ref(JsonRpcError, { description: 'Content-Type is not application/json (or not UTF-8).' }),
+        500: ref(JsonRpcError, { description: 'Something went wrong on our side (-32603).' })
       }
     },
     // The SDK checks the message and answers in JSON-RPC (-32600, -32601, -32602): route validation

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
-import { CreatedPublisher, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
+import { CreatedPublisher } from '../../core/schemas.js'
+import { bodyRefusals, refusal } from '../refusals.js'
 
 /** The operator issues publisher keys. */
 const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -19,9 +20,9 @@ const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }, { description: 'The new publisher.' }),
       response: {
         201: CreatedPublisher,
-        400: ValidationErrorBody,
-        401: { ...ErrorBody, description: 'Missing or wrong admin token.' },
-        403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
+        ...bodyRefusals('The body does not match its schema.', ['VALIDATION_FAILED']),
+        401: refusal('Missing or wrong admin token.', ['UNAUTHORIZED']),
+        403: refusal('The admin API is disabled (ADMIN_TOKEN unset).', ['ADMIN_DISABLED'])
       }
     },
     onRequest: fastify.requireAdmin
