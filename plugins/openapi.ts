@@ -3,8 +3,11 @@ import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
 import { registryDocument } from '../src/core/publishing/openapi-paths.js'
+import { shareComponents } from '../src/core/publishing/shared-components.js'
 import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
+import { etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
 import { executeErrorCodes } from '../src/http/execute-route.js'
+import { withCallExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
 
 /**
@@ -63,16 +66,21 @@ export default fp(async (fastify) => {
       }
     }
   })
-  // Rebuilt only when the registry changes (a Bee published, changed or retired).
-  let cached: { version: number, document: OpenAPIV3.Document } | null = null
+  // Rebuilt only when the registry changes (a Bee published, changed or retired), and serialized once then.
+  const { registry } = fastify
+  let cached: { version: number, document: OpenAPIV3.Document, text: CachedText } | null = null
   const current = () => {
-    const { registry } = fastify
     if (cached?.version !== registry.version) {
-      cached = { version: registry.version, document: registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {})) }
+      const generated = registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {}))
+      const document = shareComponents(withCallExamples(generated, registry))
+      const body = JSON.stringify(document)
+      // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
+      cached = { version: registry.version, document, text: { body, etag: `W/${etagOf(body)}` } }
     }
-    return cached.document
+    return cached
   }
 
-  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current() })
-  fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => current())
-}, { name: 'openapi', dependencies: ['config', 'registry', 'security-headers', 'shared-schemas'] })
+  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current().document })
+  fastify.get('/openapi/openapi.json', { schema: { hide: true }, compress: {} }, async (request, reply) =>
+    sendCached(request, reply, current().text, 'application/json; charset=utf-8'))
+}, { name: 'openapi', dependencies: ['compress', 'config', 'registry', 'security-headers', 'shared-schemas'] })

@@ -3,6 +3,7 @@ import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
+import compress from '../plugins/compress.js'
 import configPlugin from '../plugins/config.js'
 import contentEncoding from '../plugins/content-encoding.js'
 import cors from '../plugins/cors.js'
@@ -76,6 +77,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(cors)
   await fastify.register(registry)
   await fastify.register(sharedSchemas)
+  await fastify.register(compress)
   await fastify.register(openapi)
 
   await fastify.register(ledger)

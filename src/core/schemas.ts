@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox'
+import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
 
 /**
  * Shared schema building blocks. Each shape is declared once here; routes, Bees and the OpenAPI
@@ -90,17 +90,26 @@ export const BeeRecord = shared('Bee', Type.Object({
 }, { description: 'A Bee: a capability with declared input and output schemas.' }))
 export type BeeRecord = Static<typeof BeeRecord>
 
-/** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
-export const ManagedBee = Type.Object({
-  ...BeeRecord.properties,
+/**
+ * A shared shape with more fields after its own, typed as both: `allOf` of the shape by `$ref` and the
+ * rest, which the serializer merges in that order.
+ */
+const extended = <T extends SharedSchema, P extends TProperties>(base: T, more: P, description: string) =>
+  Type.Unsafe<Static<T> & Static<TObject<P>>>({ allOf: [ref(base), Type.Object(more)], description })
+
+/** The details of a Bee only its owner and the operator see. */
+const ManagedFields = {
   upstreamEndpoint: NullableString({ description: 'Where Apiary forwards calls (published Bees); null for built-ins.' }),
   ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' })
-}, { description: 'A Bee with the details only its owner and the operator see.' })
+}
 
-export const PublishedBee = Type.Object({
-  ...ManagedBee.properties,
+/** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
+export const ManagedBee = extended(BeeRecord, ManagedFields, 'A Bee with the details only its owner and the operator see.')
+
+export const PublishedBee = extended(BeeRecord, {
+  ...ManagedFields,
   signingSecret: Type.String({ description: 'HMAC-SHA256 key of the X-Apiary-Signature header on every forwarded call. Shown only here.' })
-}, { description: 'A newly published Bee with its signing secret.' })
+}, 'A newly published Bee with its signing secret.')
 
 export const Publisher = Type.Object({
   id: Type.String({ description: 'Publisher identifier: the ownerId of its Bees.' }),
@@ -119,16 +128,22 @@ export const BeeList = Type.Object({
   nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
 }, { description: 'The discovery list.' })
 
-export const BeeIdParams = Type.Object({ id: Type.String({ description: 'Identifier of the Bee.' }) })
+/** A Bee every registry has, free to call: path examples name it so that they work as printed. */
+export const BEE_ID_EXAMPLE = 'text-summarizer'
 
-/** The Honey envelope around a Bee's result; `result` is the Bee's own output schema. */
-export const Honey = <T extends TSchema>(result: T) => Type.Object({
+export const BeeIdParams = Type.Object({ id: Type.String({ description: 'Identifier of the Bee.', examples: [BEE_ID_EXAMPLE] }) })
+
+/** The Honey envelope, whatever the Bee: `result` is in its place, and each Bee's own output schema says what it holds. */
+export const HoneyEnvelope = shared('Honey', Type.Object({
   beeId: Type.String({ description: 'Identifier of the Bee that executed.' }),
   timestamp: Type.String({ format: 'date-time', description: 'Server completion time (ISO 8601).' }),
-  result,
+  result: Type.Unknown({ description: 'The Bee\'s output, as its outputSchema describes.' }),
   confidence: Type.Number({ minimum: 0, maximum: 1, description: 'How far the result can be trusted, 0 to 1; each Bee documents its meaning.' }),
   freshness: Type.Number({ minimum: 0, description: 'Age in seconds of the data behind the result; 0 when computed now.' })
-}, { description: 'Honey: the standard envelope of an execution result.' })
+}, { description: 'Honey: the standard envelope of an execution result.' }))
+
+/** The Honey of one Bee: the envelope, with `result` its own output schema. */
+export const Honey = <T extends TSchema>(result: T) => extended(HoneyEnvelope, { result }, 'Honey: the standard envelope of an execution result.')
 
 export const AnyResult = Type.Object({}, { additionalProperties: true, description: 'Output conforming to the Bee\'s outputSchema.' })
 
@@ -139,20 +154,14 @@ export const ErrorBody = shared('Error', Type.Object({
 }, { description: 'An error.' }))
 export type ErrorBody = Static<typeof ErrorBody>
 
-export const ValidationErrorBody = shared('ValidationError', Type.Object({
-  error: ErrorBody.properties.error,
-  code: ErrorBody.properties.code,
-  message: ErrorBody.properties.message,
+export const ValidationErrorBody = shared('ValidationError', extended(ErrorBody, {
   details: Type.Optional(Type.Array(Type.Object({
     field: Type.String({ description: 'JSON pointer of the offending field (empty for the body itself).' }),
     reason: Type.String({ description: 'Why the value was refused.' })
   }), { description: 'Each field that failed validation (absent when the body is missing or not JSON).' }))
-}, { description: 'An error, naming the fields that failed validation.' }))
+}, 'An error, naming the fields that failed validation.'))
 
-export const PaymentRequiredBody = shared('PaymentRequired', Type.Object({
-  error: ErrorBody.properties.error,
-  code: ErrorBody.properties.code,
-  message: ErrorBody.properties.message,
+export const PaymentRequiredBody = shared('PaymentRequired', extended(ErrorBody, {
   transactionDetails: Type.Object({
     beeId: Type.String({ description: 'The Bee that was called.' }),
     cost: Type.Number({ description: 'Price of one call.' }),
@@ -164,7 +173,7 @@ export const PaymentRequiredBody = shared('PaymentRequired', Type.Object({
       description: 'Page on how to get a funded wallet (the operator\'s WALLET_DOCS_URL); absent when none is configured.'
     }))
   }, { description: 'What the call costs and how to pay for it.' })
-}, { description: 'An error: the call needs a funded wallet, and this is what it costs.' }))
+}, 'An error: the call needs a funded wallet, and this is what it costs.'))
 
 export const WALLET_HEADER = 'x-registry-wallet-token'
 export const WALLET_HEADER_NAME = 'X-Registry-Wallet-Token'

@@ -6,7 +6,7 @@ import { PROXY_ERRORS } from '../core/publishing/proxy.js'
 import type { ErrorCodes, RegisteredBee } from '../core/registry.js'
 import { AnyResult, BeeIdParams, Honey, PaymentRequiredBody, ValidationErrorBody, type SharedSchema } from '../core/schemas.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
-import { BODY_CODES, REQUEST_CODES, refusal } from './refusals.js'
+import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, UNSUPPORTED_MEDIA_TYPE } from './refusals.js'
 import { walletTokenOf } from './wallet-token.js'
 
 /**
@@ -103,25 +103,36 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
   return codes
 }
 
-/** What each error status of an execute route means, and its body when it is not the plain error. */
-const EXECUTE_ERRORS: Record<number, { description: string, body?: SharedSchema }> = {
-  400: { description: 'The body is missing, not JSON, or does not match the Bee\'s inputSchema; or the Idempotency-Key is invalid.', body: ValidationErrorBody },
-  402: { description: 'The call needs a funded wallet: transactionDetails says what it costs and how to pay.', body: PaymentRequiredBody },
-  404: { description: 'No Bee has this id.' },
-  409: { description: 'The Bee is inactive, or a request with this Idempotency-Key is still running.' },
-  413: { description: 'The body is larger than BODY_LIMIT_BYTES (decompressed too).' },
-  415: { description: 'The body is not JSON in UTF-8, or has a Content-Encoding other than gzip, deflate or br.' },
-  422: { description: 'The Idempotency-Key was used with a different request.' },
-  500: { description: 'Internal failure; the hold on the wallet, if any, was voided (credited back).' },
+/** The refusals an execute route gives as other routes do. */
+const COMMON_REFUSALS: Record<number, object> = { 404: BEE_NOT_FOUND, 413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE }
+
+/**
+ * What each other error status of an execute route means, its body when it is not the plain error, and the
+ * name of the response when every execute route gives the same (see refusal).
+ */
+const EXECUTE_ERRORS: Record<number, { description: string, body?: SharedSchema, name?: string }> = {
+  400: {
+    description: 'The body is missing, not JSON, or does not match the Bee\'s inputSchema; or the Idempotency-Key is invalid.',
+    body: ValidationErrorBody,
+    name: 'ExecuteBadRequest'
+  },
+  402: {
+    description: 'The call needs a funded wallet: transactionDetails says what it costs and how to pay.',
+    body: PaymentRequiredBody,
+    name: 'PaymentRequired'
+  },
+  409: { description: 'The Bee is inactive, or a request with this Idempotency-Key is still running.', name: 'ExecuteConflict' },
+  422: { description: 'The Idempotency-Key was used with a different request.', name: 'IdempotencyKeyReused' },
+  500: { description: 'Internal failure; the hold on the wallet, if any, was voided (credited back).', name: 'ExecuteFailed' },
   502: { description: 'The upstream service failed, or answered what the Bee\'s outputSchema refuses; the hold was voided (nothing charged).' },
-  503: { description: 'The hold was released before the call finished; the answer is not served and nothing was charged.' },
+  503: { description: 'The hold was released before the call finished; the answer is not served and nothing was charged.', name: 'HoldExpired' },
   504: { description: 'The upstream service timed out; the hold was voided (nothing charged).' }
 }
 
 function executeResponses (result: TSchema, bee: RegisteredBee | undefined, upstream: ErrorCodes) {
   const refusals = Object.entries(executeErrorCodes(bee, upstream)).map(([status, codes]) => {
-    const { description, body } = EXECUTE_ERRORS[Number(status)] as { description: string, body?: SharedSchema }
-    return [status, refusal(description, codes, body)]
+    const { description, ...options } = EXECUTE_ERRORS[Number(status)] ?? { description: '' }
+    return [status, COMMON_REFUSALS[Number(status)] ?? refusal(description, codes, options)]
   })
   return {
     200: { ...Honey(result), headers: successHeaders(bee === undefined || bee.paid) },

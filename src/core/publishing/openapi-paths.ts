@@ -47,8 +47,10 @@ export function registryDocument (base: Document, registry: Registry, errorCodes
       required: true,
       content: { 'application/json': { schema: forOpenApiDocument(inputSchema as Json) as OpenAPIV3.SchemaObject } }
     }
+    // Honey is the shared envelope and, second in its allOf, this Bee's result (see Honey in src/core/schemas.ts).
     const honey = (operation.responses['200'] as OpenAPIV3.ResponseObject).content?.['application/json']?.schema as OpenAPIV3.SchemaObject
-    honey.properties = { ...honey.properties, result: forOpenApiDocument(outputSchema as Json) as OpenAPIV3.SchemaObject }
+    const own = honey.allOf?.[1] as OpenAPIV3.SchemaObject
+    own.properties = { ...own.properties, result: forOpenApiDocument(outputSchema as Json) as OpenAPIV3.SchemaObject }
     const codes = errorCodesOf(bee)
     for (const [status, response] of Object.entries(operation.responses)) {
       if (status === '200') continue

@@ -8,7 +8,7 @@ import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
 import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
-import { requestRefusal } from '../refusals.js'
+import { BAD_HOST } from '../refusals.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { walletTokenOf } from '../wallet-token.js'
 
@@ -30,7 +30,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       response: {
         200: AgentCard,
         304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-        400: requestRefusal('The Host header is not a host name.', ['HOST_INVALID'])
+        400: BAD_HOST
       }
     }
   }, async (request, reply) => {

@@ -6,7 +6,7 @@ import { preferred } from '../accept.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
-import { refusal, requestRefusal } from '../refusals.js'
+import { BAD_HOST, BEE_NOT_FOUND, requestRefusal } from '../refusals.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
 import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ref } from '../../core/schemas.js'
 import { beePage } from '../markdown/bee-page.js'
@@ -28,8 +28,6 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
 
 const notModified = Type.Null({ description: 'Not modified since the ETag you sent.' })
-const noSuchBee = refusal('No Bee has this id.', ['BEE_NOT_FOUND'])
-const badHost = requestRefusal('The Host header is not a host name.', ['HOST_INVALID'])
 const markdown = (description: string) => ({ type: 'string', description })
 
 /** Discovery, detail, and execution of any Bee by id. */
@@ -97,8 +95,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           }
         },
         304: notModified,
-        400: badHost,
-        404: noSuchBee
+        400: BAD_HOST,
+        404: BEE_NOT_FOUND
       }
     }
   }, async (request, reply) => {
@@ -130,8 +128,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: { description: 'The Markdown view.', content: { 'text/markdown': { schema: markdown('The Bee\'s Markdown view.') } } },
         304: notModified,
-        400: badHost,
-        404: noSuchBee
+        400: BAD_HOST,
+        404: BEE_NOT_FOUND
       }
     }
   }, async (request, reply) => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { ApiError, beeNotFound } from '../../core/errors.js'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
 import { BeeIdParams, Publisher } from '../../core/schemas.js'
-import { bodyRefusals, refusal } from '../refusals.js'
+import { BEE_NOT_FOUND, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 const RotatedPublisherKey = Type.Object({
   ...Publisher.properties,
@@ -21,8 +21,6 @@ const RotatedSigningSecret = Type.Object({
 const PublisherParams = Type.Object({
   id: Type.String({ pattern: '^pub_[A-Za-z0-9_-]{1,64}$', description: 'Identifier of the publisher.' })
 })
-
-const unauthorized = refusal('Missing or unknown publisher key or admin token.', ['UNAUTHORIZED'])
 
 /**
  * Rotation of the credentials Apiary issues: a publisher's key (the old one is revoked at once) and a
@@ -44,7 +42,7 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: RotatedPublisherKey,
         ...bodyRefusals('The publisher id is malformed, or a body was sent and it is not JSON.', ['VALIDATION_FAILED']),
-        401: unauthorized,
+        401: PRINCIPAL_REQUIRED,
         404: refusal('No publisher with this id, or not yours.', ['PUBLISHER_NOT_FOUND'])
       }
     },
@@ -73,8 +71,8 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: RotatedSigningSecret,
         ...bodyRefusals('A body was sent, and it is not JSON.'),
-        401: unauthorized,
-        404: refusal('No published Bee with this id that you manage.', ['BEE_NOT_FOUND'])
+        401: PRINCIPAL_REQUIRED,
+        404: BEE_NOT_FOUND
       }
     },
     onRequest: fastify.requirePrincipal

@@ -3,14 +3,14 @@ import { Type } from 'typebox'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { llmsFull, llmsIndex } from '../markdown/llms-index.js'
-import { requestRefusal } from '../refusals.js'
+import { BAD_HOST } from '../refusals.js'
 
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
 const responses = (description: string) => ({
   200: { description, content: { 'text/plain': { schema: { type: 'string', description } } } },
   304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-  400: requestRefusal('The Host header is not a host name.', ['HOST_INVALID'])
+  400: BAD_HOST
 })
 
 /**

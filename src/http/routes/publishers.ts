@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
 import { CreatedPublisher } from '../../core/schemas.js'
-import { bodyRefusals, refusal } from '../refusals.js'
+import { ADMIN_REFUSALS, bodyRefusals } from '../refusals.js'
 
 /** The operator issues publisher keys. */
 const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -17,12 +17,11 @@ const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: Type.Object({
         email: Type.String({ format: 'email', maxLength: 254, description: 'Contact address of the publisher.' }),
         name: Type.String({ minLength: 1, maxLength: 100, description: 'Display name.' })
-      }, { description: 'The new publisher.' }),
+      }, { description: 'The new publisher.', examples: [{ email: 'acme@example.com', name: 'Acme' }] }),
       response: {
         201: CreatedPublisher,
         ...bodyRefusals('The body does not match its schema.', ['VALIDATION_FAILED']),
-        401: refusal('Missing or wrong admin token.', ['UNAUTHORIZED']),
-        403: refusal('The admin API is disabled (ADMIN_TOKEN unset).', ['ADMIN_DISABLED'])
+        ...ADMIN_REFUSALS
       }
     },
     onRequest: fastify.requireAdmin

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { WALLET_HEADER_NAME, WalletStatement, type Wallet } from '../../core/schemas.js'
-import { refusal, requestRefusal } from '../refusals.js'
+import { NO_HOST, refusal } from '../refusals.js'
 
 const RECENT_ENTRIES = 20
 
@@ -15,7 +15,7 @@ const walletHolderRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       security: [{ walletToken: [] }],
       response: {
         200: WalletStatement,
-        400: requestRefusal('The request has no Host.'),
+        400: NO_HOST,
         401: refusal('Missing or unknown wallet token.', ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND'])
       }
     },
