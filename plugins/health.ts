@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../src/core/errors.js'
-import { ErrorBody } from '../src/core/schemas.js'
+import { NO_HOST, refusal } from '../src/http/refusals.js'
 
 const Status = Type.Object({ status: Type.String({ description: 'ok when alive, ready when serving.' }) })
 
 /** Liveness for the orchestrator's restart decision; readiness for the load balancer's routing. */
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health', {
-    schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', response: { 200: Status } },
+    schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', security: [], response: { 200: Status, 400: NO_HOST } },
     logLevel: 'warn'
   }, async () => ({ status: 'ok' }))
 
@@ -16,8 +16,9 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['operations'],
       operationId: 'ready',
+      security: [],
       summary: 'Readiness: the ledger database answers',
-      response: { 200: Status, 503: { ...ErrorBody, description: 'The ledger database does not answer.' } }
+      response: { 200: Status, 400: NO_HOST, 503: refusal('The ledger database does not answer.', ['NOT_READY']) }
     },
     logLevel: 'warn'
   }, async (request) => {

@@ -3,7 +3,12 @@ import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
 import { registryDocument } from '../src/core/publishing/openapi-paths.js'
+import { shareComponents } from '../src/core/publishing/shared-components.js'
 import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
+import { etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
+import { x402Enabled } from '../src/config.js'
+import { executeErrorCodes } from '../src/http/execute-route.js'
+import { withCallExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
 
 /**
@@ -11,7 +16,12 @@ import { DOCS_CSP } from './security-headers.js'
  * service validates. It is served at /openapi/openapi.json; Swagger UI at /docs.
  */
 export default fp(async (fastify) => {
+  const publicBaseUrl = fastify.config.PUBLIC_BASE_URL
   await fastify.register(swagger, {
+    // The paths are the ones this process serves: a path in PUBLIC_BASE_URL is the gateway's prefix, not theirs.
+    stripBasePath: false,
+    // A shared shape (plugins/shared-schemas.ts) is listed in components/schemas under its own $id.
+    refResolver: { buildLocalReference: (json) => String(json.$id) },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -19,8 +29,13 @@ export default fp(async (fastify) => {
         version: '1.0.0',
         description: 'A registry of Bees: capabilities with declared JSON input and output schemas. ' +
           'Discover them with GET /api/bees and execute them with POST /api/bees/{id}/execute; every result comes ' +
-          `back in a Honey envelope. Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`
+          `back in a Honey envelope. Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`,
+        license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' }
       },
+      // Relative when unset: a client resolves it against the address it fetched this document from.
+      servers: [publicBaseUrl === undefined
+        ? { url: '/', description: 'The origin this document was fetched from.' }
+        : { url: publicBaseUrl, description: 'This service (PUBLIC_BASE_URL).' }],
       tags: [
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
@@ -52,16 +67,22 @@ export default fp(async (fastify) => {
       }
     }
   })
-  // Rebuilt only when the registry changes (a Bee published, changed or retired).
-  let cached: { version: number, document: OpenAPIV3.Document } | null = null
+  // Rebuilt only when the registry changes (a Bee published, changed or retired), and serialized once then.
+  const { registry } = fastify
+  const x402 = x402Enabled(fastify.config)
+  let cached: { version: number, document: OpenAPIV3.Document, text: CachedText } | null = null
   const current = () => {
-    const { registry } = fastify
     if (cached?.version !== registry.version) {
-      cached = { version: registry.version, document: registryDocument(fastify.swagger() as OpenAPIV3.Document, registry) }
+      const generated = registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {}, x402))
+      const document = shareComponents(withCallExamples(generated, registry))
+      const body = JSON.stringify(document)
+      // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
+      cached = { version: registry.version, document, text: { body, etag: `W/${etagOf(body)}` } }
     }
-    return cached.document
+    return cached
   }
 
-  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current() })
-  fastify.get('/openapi/openapi.json', { schema: { hide: true } }, async () => current())
-}, { name: 'openapi', dependencies: ['registry', 'security-headers'] })
+  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current().document })
+  fastify.get('/openapi/openapi.json', { schema: { hide: true }, compress: {} }, async (request, reply) =>
+    sendCached(request, reply, current().text, 'application/json; charset=utf-8'))
+}, { name: 'openapi', dependencies: ['compress', 'config', 'registry', 'security-headers', 'shared-schemas'] })

@@ -3,6 +3,7 @@ import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
 import catalog from '../plugins/catalog.js'
+import compress from '../plugins/compress.js'
 import configPlugin from '../plugins/config.js'
 import contentEncoding from '../plugins/content-encoding.js'
 import cors from '../plugins/cors.js'
@@ -18,6 +19,7 @@ import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
+import sharedSchemas from '../plugins/shared-schemas.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import x402 from '../plugins/x402.js'
@@ -76,6 +78,8 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(securityHeaders)
   await fastify.register(cors)
   await fastify.register(registry)
+  await fastify.register(sharedSchemas)
+  await fastify.register(compress)
   await fastify.register(openapi)
 
   await fastify.register(ledger)

@@ -139,6 +139,12 @@ export const ConfigSchema = Type.Object({
   WALLET_DOCS_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',
     description: 'Page that tells a caller how to get a funded wallet; every 402 links to it (transactionDetails.walletDocs).'
+  })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s?#]+$',
+    description: 'The http(s) address clients reach the service at (no query or fragment): the OpenAPI document\'s server, and ' +
+      'the base of the links in llms.txt, Markdown views and the agent card. Unset, the document\'s server is relative and ' +
+      'links follow the request\'s Host.'
   }))
 })
 
@@ -158,6 +164,8 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const config = checkHoldTimeouts(envSchema<Config>({ schema: ConfigSchema, data, env: false, dotenv: false }))
   const problem = formatProblems(config)[0]
   if (problem !== undefined) throw new Error(problem)
+  // Links are built by appending a path to it: `https://apiary.example.com/` must not give `//api/bees`.
+  if (config.PUBLIC_BASE_URL !== undefined) config.PUBLIC_BASE_URL = config.PUBLIC_BASE_URL.replace(/\/+$/, '')
   return config
 }
 /**
@@ -228,6 +236,9 @@ function formatProblems (config: Config): string[] {
   }
   if ((config.X402_ASSET_NAME === undefined) !== (config.X402_ASSET_VERSION === undefined)) {
     problems.push('X402_ASSET_NAME and X402_ASSET_VERSION go together: set both (the asset\'s EIP-712 domain) or neither')
+  }
+  if (config.PUBLIC_BASE_URL !== undefined && !URL.canParse(config.PUBLIC_BASE_URL)) {
+    problems.push(`PUBLIC_BASE_URL: "${config.PUBLIC_BASE_URL}" is not a valid URL`)
   }
   if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
   for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {

@@ -34,6 +34,15 @@ test('a bad value stops start-up with a message naming the variable', async (t) 
   t.throws(() => loadConfig({ PRICE_SENTIMENT_ANALYZER: '0' }), /PRICE_SENTIMENT_ANALYZER/)
   t.throws(() => loadConfig({ OPEN_METEO_URL: 'not a url' }), /OPEN_METEO_URL/)
   t.throws(() => loadConfig({ PRICE_CURRENCY: 'usd' }), /PRICE_CURRENCY/)
+  for (const url of ['apiary.example.com', 'ftp://apiary.example.com', 'https://apiary.example.com/?a=1', 'https://apiary.example.com/#top', 'https://[zz']) {
+    t.throws(() => loadConfig({ PUBLIC_BASE_URL: url }), /PUBLIC_BASE_URL/, url)
+  }
+})
+
+test('PUBLIC_BASE_URL loses its trailing slash, since links append a path to it', async (t) => {
+  t.equal(loadConfig({}).PUBLIC_BASE_URL, undefined)
+  t.equal(loadConfig({ PUBLIC_BASE_URL: 'https://apiary.example.com/' }).PUBLIC_BASE_URL, 'https://apiary.example.com')
+  t.equal(loadConfig({ PUBLIC_BASE_URL: 'http://10.0.0.5:8080/apiary' }).PUBLIC_BASE_URL, 'http://10.0.0.5:8080/apiary')
 })
 
 test('holds outlive claims, and claims outlive every Bee timeout', async (t) => {

@@ -28,7 +28,7 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
       return { result: { sentiment, confidence }, confidence, freshness: 0 }
     }
   })
-  mountBee(fastify, bee, { upstream: false })
+  mountBee(fastify, bee)
 }
 
 export default sentimentAnalyzer

@@ -4,7 +4,7 @@ import { SENTIMENT_MAX_CHARS } from './analyze.js'
 
 export const SentimentInput = Type.Object({
   text: TextInput('classify', SENTIMENT_MAX_CHARS)
-}, { description: 'Text to classify.' })
+}, { description: 'Text to classify.', examples: [{ text: 'I love this!' }] })
 
 export const SentimentOutput = Type.Object({
   sentiment: StringEnum(['positive', 'negative', 'neutral'], { description: 'Overall polarity of the text.' }),

@@ -27,7 +27,7 @@ const textSummarizer: FastifyPluginAsync = async (fastify) => {
       return { result: { summary, keyPoints }, confidence, freshness: 0 }
     }
   })
-  mountBee(fastify, bee, { upstream: false })
+  mountBee(fastify, bee)
 }
 
 export default textSummarizer

@@ -12,7 +12,14 @@ export const SummaryInput = Type.Object({
     default: DEFAULT_MAX_WORDS,
     description: `Most words the summary may have, 1 to ${SUMMARY_MAX_CHARS} (default ${DEFAULT_MAX_WORDS}).`
   }))
-}, { description: 'Text to summarize and the word budget.' })
+}, {
+  description: 'Text to summarize and the word budget.',
+  examples: [{
+    text: 'Apiary keeps a registry of Bees. Each Bee declares its input and output schemas. Agents discover Bees and execute them. ' +
+      'Results come back in a Honey envelope.',
+    maxLength: 20
+  }]
+})
 
 export const SummaryOutput = Type.Object({
   summary: Type.String({

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { mountBee } from '../../src/http/execute-route.js'
 import { conditionFor } from './conditions.js'
-import { OpenMeteoClient } from './open-meteo.js'
+import { OPEN_METEO_ERRORS, OpenMeteoClient } from './open-meteo.js'
 import { WeatherInput, WeatherOutput } from './schemas.js'
 
 const INTERVAL_SECONDS = 15 * 60
@@ -45,6 +45,7 @@ const weatherSensor: FastifyPluginAsync = async (fastify) => {
     },
     inputSchema: WeatherInput,
     outputSchema: WeatherOutput,
+    errors: OPEN_METEO_ERRORS,
     async execute ({ latitude, longitude }) {
       const observation = await client.current(latitude, longitude)
       const age = Math.max(0, Math.floor(Date.now() / 1000) - observation.observedAt)
@@ -59,7 +60,7 @@ const weatherSensor: FastifyPluginAsync = async (fastify) => {
       }
     }
   })
-  mountBee(fastify, bee, { upstream: true })
+  mountBee(fastify, bee)
 }
 
 export default weatherSensor

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici'
 import { ApiError } from '../../src/core/errors.js'
+import type { ErrorCodes } from '../../src/core/registry.js'
 
 /** One reading of current conditions at a grid point. */
 export interface Observation {
@@ -25,6 +26,9 @@ const isNumber = (value: unknown): value is number => typeof value === 'number' 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Two decimals is about 1.1 km: finer than the forecast grid, so neighbours share one lookup. */
+/** What a reading fails with, by status: the provider failed or sent no conditions, or did not answer in time. */
+export const OPEN_METEO_ERRORS: ErrorCodes = { 502: ['WEATHER_UPSTREAM_ERROR'], 504: ['WEATHER_UPSTREAM_TIMEOUT'] }
+
 export const roundCoordinate = (value: number) => Math.round(value * 100) / 100
 
 /**

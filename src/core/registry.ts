@@ -19,6 +19,9 @@ export interface BeeContext {
   requestId: string
 }
 
+/** Error codes by HTTP status. */
+export type ErrorCodes = Readonly<Record<number, readonly string[]>>
+
 /** A Bee as its author declares it: metadata, schemas and the function that does the work. */
 export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema = TSchema> {
   id: string
@@ -36,6 +39,8 @@ export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema
   statusMessage?: string | null
   sunsetAt?: string | null
   lastUpdated?: string
+  /** What its execution may fail with besides the pipeline's refusals (its upstream's 502 and 504), for its execute route's documentation. */
+  errors?: ErrorCodes
   execute (input: Static<In>, context: BeeContext): Promise<BeeOutcome<Static<Out>>>
 }
 
@@ -84,7 +89,7 @@ export class Registry {
     if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
     const paid = definition.pricing.type === 'pay-per-use'
     if (paid && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
-    const { execute: _execute, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, ...metadata } = definition
+    const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, ...metadata } = definition
     const entry: RegisteredBee = {
       record: {
         ...metadata,

@@ -1,9 +1,22 @@
-import { Type, type Static, type TSchema } from 'typebox'
+import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
 
 /**
  * Shared schema building blocks. Each shape is declared once here; routes, Bees and the OpenAPI
  * document all take it from this module, and TypeScript types come from `Static<typeof X>`.
  */
+
+/** A shape many answers share: registered once by its `$id` (plugins/shared-schemas.ts) and used by `ref`. */
+export type SharedSchema = TSchema & { $id: string }
+
+/** Names a shape with the `$id` it is shared under (its OpenAPI component name). */
+export const shared = <T extends TSchema>($id: string, schema: T): T & { $id: string } => Object.assign(schema, { $id })
+
+/**
+ * A use of a shared shape, typed as the shape: a `$ref` to its `$id`, so the OpenAPI document holds the
+ * shape once (in components/schemas) and the serializer still writes every field of it.
+ */
+export const ref = <T extends SharedSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Unsafe<Static<T>>({ $ref: schema.$id, ...options })
 
 /** OpenAPI 3.0 has no `type: 'null'`: nullable fields are written the 3.0 way, which Ajv also understands. */
 export const NullableString = (options: { description: string }) =>
@@ -57,7 +70,7 @@ export const BeeConfig = Type.Object({
 /** A JSON Schema document, served as data. */
 const JsonSchemaDocument = (description: string) => Type.Object({}, { additionalProperties: true, description })
 
-export const BeeRecord = Type.Object({
+export const BeeRecord = shared('Bee', Type.Object({
   id: BeeId,
   name: Type.String({ description: 'Human-readable name.' }),
   description: Type.String({ description: 'What the Bee does, and what its Honey confidence and freshness mean.' }),
@@ -74,20 +87,29 @@ export const BeeRecord = Type.Object({
   ownerId: NullableString({ description: 'Owner reference; null for built-in Bees.' }),
   type: Type.String({ description: 'Kind of Bee: builtin (compiled into Apiary) or remote (published).' }),
   config: BeeConfig
-}, { description: 'A Bee: a capability with declared input and output schemas.' })
+}, { description: 'A Bee: a capability with declared input and output schemas.' }))
 export type BeeRecord = Static<typeof BeeRecord>
 
-/** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
-export const ManagedBee = Type.Object({
-  ...BeeRecord.properties,
+/**
+ * A shared shape with more fields after its own, typed as both: `allOf` of the shape by `$ref` and the
+ * rest, which the serializer merges in that order.
+ */
+const extended = <T extends SharedSchema, P extends TProperties>(base: T, more: P, description: string) =>
+  Type.Unsafe<Static<T> & Static<TObject<P>>>({ allOf: [ref(base), Type.Object(more)], description })
+
+/** The details of a Bee only its owner and the operator see. */
+const ManagedFields = {
   upstreamEndpoint: NullableString({ description: 'Where Apiary forwards calls (published Bees); null for built-ins.' }),
   ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' })
-}, { description: 'A Bee with the details only its owner and the operator see.' })
+}
 
-export const PublishedBee = Type.Object({
-  ...ManagedBee.properties,
+/** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
+export const ManagedBee = extended(BeeRecord, ManagedFields, 'A Bee with the details only its owner and the operator see.')
+
+export const PublishedBee = extended(BeeRecord, {
+  ...ManagedFields,
   signingSecret: Type.String({ description: 'HMAC-SHA256 key of the X-Apiary-Signature header on every forwarded call. Shown only here.' })
-}, { description: 'A newly published Bee with its signing secret.' })
+}, 'A newly published Bee with its signing secret.')
 
 export const Publisher = Type.Object({
   id: Type.String({ description: 'Publisher identifier: the ownerId of its Bees.' }),
@@ -102,44 +124,44 @@ export const CreatedPublisher = Type.Object({
 }, { description: 'A new publisher with its key.' })
 
 export const BeeList = Type.Object({
-  bees: Type.Array(BeeRecord, { description: 'Active Bees matching the query, in id order.' }),
+  bees: Type.Array(ref(BeeRecord), { description: 'Active Bees matching the query, in id order.' }),
   nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
 }, { description: 'The discovery list.' })
 
-export const BeeIdParams = Type.Object({ id: Type.String({ description: 'Identifier of the Bee.' }) })
+/** A Bee every registry has, free to call: path examples name it so that they work as printed. */
+export const BEE_ID_EXAMPLE = 'text-summarizer'
 
-/** The Honey envelope around a Bee's result; `result` is the Bee's own output schema. */
-export const Honey = <T extends TSchema>(result: T) => Type.Object({
+export const BeeIdParams = Type.Object({ id: Type.String({ description: 'Identifier of the Bee.', examples: [BEE_ID_EXAMPLE] }) })
+
+/** The Honey envelope, whatever the Bee: `result` is in its place, and each Bee's own output schema says what it holds. */
+export const HoneyEnvelope = shared('Honey', Type.Object({
   beeId: Type.String({ description: 'Identifier of the Bee that executed.' }),
   timestamp: Type.String({ format: 'date-time', description: 'Server completion time (ISO 8601).' }),
-  result,
+  result: Type.Unknown({ description: 'The Bee\'s output, as its outputSchema describes.' }),
   confidence: Type.Number({ minimum: 0, maximum: 1, description: 'How far the result can be trusted, 0 to 1; each Bee documents its meaning.' }),
   freshness: Type.Number({ minimum: 0, description: 'Age in seconds of the data behind the result; 0 when computed now.' })
-}, { description: 'Honey: the standard envelope of an execution result.' })
+}, { description: 'Honey: the standard envelope of an execution result.' }))
+
+/** The Honey of one Bee: the envelope, with `result` its own output schema. */
+export const Honey = <T extends TSchema>(result: T) => extended(HoneyEnvelope, { result }, 'Honey: the standard envelope of an execution result.')
 
 export const AnyResult = Type.Object({}, { additionalProperties: true, description: 'Output conforming to the Bee\'s outputSchema.' })
 
-export const ErrorBody = Type.Object({
+export const ErrorBody = shared('Error', Type.Object({
   error: Type.String({ description: 'Short title of the error (the HTTP status text).' }),
   code: Type.String({ description: 'Stable machine-readable code in UPPER_SNAKE case; see the README.' }),
   message: Type.String({ description: 'What went wrong and what to do about it.' })
-}, { description: 'An error.' })
+}, { description: 'An error.' }))
 export type ErrorBody = Static<typeof ErrorBody>
 
-export const ValidationErrorBody = Type.Object({
-  error: ErrorBody.properties.error,
-  code: ErrorBody.properties.code,
-  message: ErrorBody.properties.message,
+export const ValidationErrorBody = shared('ValidationError', extended(ErrorBody, {
   details: Type.Optional(Type.Array(Type.Object({
     field: Type.String({ description: 'JSON pointer of the offending field (empty for the body itself).' }),
     reason: Type.String({ description: 'Why the value was refused.' })
   }), { description: 'Each field that failed validation (absent when the body is missing or not JSON).' }))
-}, { description: 'The request is missing, malformed, or does not match the schema.' })
+}, 'An error, naming the fields that failed validation.'))
 
-export const PaymentRequiredBody = Type.Object({
-  error: ErrorBody.properties.error,
-  code: ErrorBody.properties.code,
-  message: ErrorBody.properties.message,
+export const PaymentRequiredBody = shared('PaymentRequired', extended(ErrorBody, {
   transactionDetails: Type.Object({
     beeId: Type.String({ description: 'The Bee that was called.' }),
     cost: Type.Number({ description: 'Price of one call.' }),
@@ -155,7 +177,7 @@ export const PaymentRequiredBody = Type.Object({
         'accepts): says where it is and how to send the signed payment instead of a wallet token.'
     }))
   }, { description: 'What the call costs and how to pay for it.' })
-}, { description: 'The call needs a funded wallet.' })
+}, 'An error: the call needs a funded wallet, and this is what it costs.'))
 
 export const WALLET_HEADER = 'x-registry-wallet-token'
 export const WALLET_HEADER_NAME = 'X-Registry-Wallet-Token'
@@ -179,7 +201,7 @@ export const WalletId = Type.String({
   description: 'Wallet identifier: wal_ and base64url characters.'
 })
 
-export const Wallet = Type.Object({
+export const Wallet = shared('Wallet', Type.Object({
   id: WalletId,
   balance: Type.Number({ description: 'Available balance in `currency`: what new calls can spend, after pending holds.' }),
   held: Type.Number({
@@ -191,7 +213,7 @@ export const Wallet = Type.Object({
   label: NullableString({ description: 'Free-text label given at creation.' }),
   frozen: Type.Boolean({ description: 'A frozen wallet cannot be charged (402 WALLET_FROZEN) until unfrozen.' }),
   createdAt: Type.String({ format: 'date-time', description: 'When the wallet was created.' })
-}, { description: 'A prepaid wallet.' })
+}, { description: 'A prepaid wallet.' }))
 export type Wallet = Static<typeof Wallet>
 
 export const CreatedWallet = Type.Object({
@@ -199,7 +221,7 @@ export const CreatedWallet = Type.Object({
   token: Type.String({ description: 'Wallet token for X-Registry-Wallet-Token. Shown only here; it is stored hashed.' })
 }, { description: 'A new wallet with its token.' })
 
-export const JournalEntry = Type.Object({
+export const JournalEntry = shared('JournalEntry', Type.Object({
   id: Type.Integer({ description: 'Journal entry number.' }),
   kind: StringEnum(['deposit', 'hold', 'capture', 'void', 'charge', 'refund'], {
     description: 'deposit: funds added. hold: a call\'s price reserved (taken from the balance). capture: the hold became ' +
@@ -216,7 +238,7 @@ export const JournalEntry = Type.Object({
     description: 'On a capture or void: the id of the hold entry it settles (each hold is settled once); null otherwise.'
   }),
   createdAt: Type.String({ format: 'date-time', description: 'When the entry was written.' })
-}, { description: 'One ledger movement.' })
+}, { description: 'One ledger movement.' }))
 export type JournalEntry = Static<typeof JournalEntry>
 
 export const PageQuery = Type.Object({
@@ -232,5 +254,5 @@ export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
 
 export const WalletStatement = Type.Object({
   ...Wallet.properties,
-  recent: Type.Array(JournalEntry, { description: 'The most recent journal entries, newest first.' })
+  recent: Type.Array(ref(JournalEntry), { description: 'The most recent journal entries, newest first.' })
 }, { description: 'A wallet with its recent movements.' })

@@ -2,11 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import { Type, type TSchema } from 'typebox'
 import type { Honey as HoneyEnvelope } from '../core/execution/execution.js'
 import { fromMicros } from '../core/money.js'
-import type { RegisteredBee } from '../core/registry.js'
-import { AnyResult, BeeIdParams, ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from '../core/schemas.js'
+import { PROXY_ERRORS } from '../core/publishing/proxy.js'
+import type { ErrorCodes, RegisteredBee } from '../core/registry.js'
+import { AnyResult, BeeIdParams, Honey, PaymentRequiredBody, ValidationErrorBody, type SharedSchema } from '../core/schemas.js'
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../core/x402/schemas.js'
 import { baseUrlOf } from './base-url.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
+import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, UNSUPPORTED_MEDIA_TYPE } from './refusals.js'
 import { walletTokenOf } from './wallet-token.js'
 
 /** The x402 payment a request presents in PAYMENT-SIGNATURE, decoded; undefined when x402 is off or none was sent. */
@@ -74,8 +76,6 @@ async function runBee (request: FastifyRequest, reply: FastifyReply) {
   return reply.type('application/json; charset=utf-8').send(sold.body)
 }
 
-const errorResponse = (description: string) => ({ ...ErrorBody, description })
-
 /** Response schemas for every status an execute route can send. */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
@@ -110,7 +110,7 @@ function successHeaders (paid: boolean, x402: boolean) {
         }
       : {}),
     [REPLAYED_HEADER]: header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key.'),
-    deprecation: header('Set when the Bee is deprecated: when, as @<unix seconds> (RFC 9745).'),
+    deprecation: header('Set when the Bee is deprecated: when, as @ and Unix seconds, e.g. @1767225600 (RFC 9745).'),
     sunset: header('Set when a deprecated Bee has an announced end: an HTTP date (RFC 8594).'),
     'x-request-id': header('This request\'s id: quote it when reporting a problem.'),
     ...(paid && x402
@@ -119,43 +119,84 @@ function successHeaders (paid: boolean, x402: boolean) {
   }
 }
 
-function executeResponses (result: TSchema, x402: boolean, bee?: { paid: boolean, upstream: boolean }) {
+/**
+ * The codes each error status of an execute route can carry: for a Bee, what its pipeline and its own
+ * upstream can answer; without one (the generic route), what any Bee's can. A remote Bee's failures are
+ * the proxy's, and its bad output is its 502, not our 500.
+ */
+export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: ErrorCodes, x402: boolean): ErrorCodes {
   const paid = bee === undefined || bee.paid
+  const codes: Record<number, readonly string[]> = {
+    400: [...REQUEST_CODES, ...BODY_CODES[400], 'VALIDATION_FAILED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_WALLET_REQUIRED'],
+    409: ['BEE_INACTIVE', 'IDEMPOTENCY_IN_FLIGHT'],
+    413: BODY_CODES[413],
+    415: BODY_CODES[415],
+    422: ['IDEMPOTENCY_KEY_REUSED'],
+    500: bee?.remote === true ? ['INTERNAL_ERROR'] : ['INTERNAL_ERROR', 'BEE_OUTPUT_INVALID'],
+    ...upstream
+  }
+  if (paid) {
+    codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS']
+    codes[503] = ['HOLD_EXPIRED']
+  }
+  if (paid && x402) {
+    codes[402] = [...codes[402] ?? [], 'X402_PAYMENT_INVALID', 'X402_PAYMENT_USED', 'X402_SETTLEMENT_FAILED']
+    codes[409] = [...codes[409] ?? [], 'X402_PAYMENT_IN_FLIGHT']
+    codes[502] = [...codes[502] ?? [], 'X402_SETTLEMENT_UNKNOWN']
+    codes[503] = [...codes[503] ?? [], 'X402_FACILITATOR_UNAVAILABLE']
+  }
+  if (bee === undefined) codes[404] = ['BEE_NOT_FOUND']
+  return codes
+}
+
+/** The refusals an execute route gives as other routes do. */
+const COMMON_REFUSALS: Record<number, object> = { 404: BEE_NOT_FOUND, 413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE }
+
+/**
+ * What each other error status of an execute route means, its body when it is not the plain error, and the
+ * name of the response when every execute route gives the same (see refusal).
+ */
+const EXECUTE_ERRORS: Record<number, { description: string, body?: SharedSchema, name?: string }> = {
+  400: {
+    description: 'The body is missing, not JSON, or does not match the Bee\'s inputSchema; or the Idempotency-Key is invalid.',
+    body: ValidationErrorBody,
+    name: 'ExecuteBadRequest'
+  },
+  402: {
+    description: 'The call needs a funded wallet: transactionDetails says what it costs and how to pay.',
+    body: PaymentRequiredBody,
+    name: 'PaymentRequired'
+  },
+  409: { description: 'The Bee is inactive, or a request with this Idempotency-Key (or x402 payment) is still running.', name: 'ExecuteConflict' },
+  422: { description: 'The Idempotency-Key was used with a different request.', name: 'IdempotencyKeyReused' },
+  500: { description: 'Internal failure; the hold on the wallet, if any, was voided (credited back).', name: 'ExecuteFailed' },
+  502: { description: 'The upstream service failed, or answered what the Bee\'s outputSchema refuses; the hold was voided (nothing charged).' },
+  503: {
+    description: 'The hold was released before the call finished, or the x402 facilitator cannot be reached: the answer is not served ' +
+      'and nothing was charged.',
+    name: 'ExecuteUnavailable'
+  },
+  504: { description: 'The upstream service timed out; the hold was voided (nothing charged).' }
+}
+
+/** x402's offer on a 402 (a distinct shared response: the same status carries one more header). */
+const X402_OFFER_HEADERS = {
+  [PAYMENT_REQUIRED_HEADER]: header('x402 v2: an exact offer for this call (base64 JSON PaymentRequired: x402Version, error, resource, ' +
+    'accepts), when the Bee is priced in USD and the facilitator answers.')
+}
+
+function executeResponses (result: TSchema, bee: RegisteredBee | undefined, upstream: ErrorCodes, x402: boolean) {
+  const paid = bee === undefined || bee.paid
+  const refusals = Object.entries(executeErrorCodes(bee, upstream, x402)).map(([status, codes]) => {
+    const { description, ...options } = EXECUTE_ERRORS[Number(status)] ?? { description: '' }
+    if (status === '402' && x402) {
+      return [status, { ...refusal(description, codes, { ...options, name: 'PaymentRequiredX402' }), headers: X402_OFFER_HEADERS }]
+    }
+    return [status, COMMON_REFUSALS[Number(status)] ?? refusal(description, codes, options)]
+  })
   return {
     200: { ...Honey(result), headers: successHeaders(paid, x402) },
-    400: ValidationErrorBody,
-    ...(paid
-      ? {
-          402: x402
-            ? {
-                ...PaymentRequiredBody,
-                headers: {
-                  [PAYMENT_REQUIRED_HEADER]: header('x402 v2: an exact offer for this call (base64 JSON PaymentRequired: ' +
-                    'x402Version, error, resource, accepts), when the Bee is priced in USD and the facilitator answers.')
-                }
-              }
-            : PaymentRequiredBody
-        }
-      : {}),
-    ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),
-    409: errorResponse('The Bee is inactive, or a request with this Idempotency-Key is still running.'),
-    413: errorResponse('The body is larger than the configured limit.'),
-    415: errorResponse('The body is not JSON.'),
-    422: errorResponse('The Idempotency-Key was used with a different request.'),
-    500: errorResponse('Internal failure; the hold on the wallet, if any, was voided (credited back).'),
-    ...(paid
-      ? {
-          503: errorResponse('HOLD_EXPIRED: the hold was released before the call finished; the answer is not served and nothing was ' +
-            `charged.${x402 ? ' X402_FACILITATOR_UNAVAILABLE: the x402 facilitator cannot be reached; the Bee was not run.' : ''}`)
-        }
-      : {}),
-    ...(bee === undefined || bee.upstream || (paid && x402)
-      ? {
-          502: errorResponse('The upstream service failed; the hold was voided (nothing charged).' +
-            (paid && x402 ? ' X402_SETTLEMENT_UNKNOWN: the facilitator did not say whether the x402 payment settled; the answer is not served.' : '')),
-          504: errorResponse('The upstream service timed out; the hold was voided (nothing charged).')
-        }
-      : {})
+    ...Object.fromEntries(refusals)
   }
 }
 
@@ -173,7 +214,7 @@ function pipelineHooks (fastify: FastifyInstance, options: { validate: boolean, 
 }
 
 /** Registers a Bee's own execute route, with its exact input and output schemas. */
-export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options: { upstream: boolean }) {
+export function mountBee (fastify: FastifyInstance, bee: RegisteredBee) {
   const { id, name, description, inputSchema, outputSchema } = bee.record
   fastify.post(`/bees/${id}/execute`, {
     schema: {
@@ -184,11 +225,20 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options:
       security: bee.paid ? [{ walletToken: [] }] : [],
       headers: requestHeaders(bee.paid && fastify.x402 !== null),
       body: inputSchema,
-      response: executeResponses(outputSchema as TSchema, fastify.x402 !== null, { paid: bee.paid, upstream: options.upstream })
+      response: executeResponses(outputSchema as TSchema, bee, bee.definition.errors ?? {}, fastify.x402 !== null)
     },
     config: { bee },
     ...pipelineHooks(fastify, { validate: false, paid: bee.paid })
   }, runBee)
+}
+
+/** What any Bee's upstream can fail with: the built-ins' (registered before this route) and the proxy's, by status. */
+function anyUpstream (fastify: FastifyInstance): ErrorCodes {
+  const codes: Record<number, string[]> = {}
+  for (const errors of [...fastify.registry.all().map((bee) => bee.definition.errors ?? {}), PROXY_ERRORS]) {
+    for (const [status, list] of Object.entries(errors)) codes[Number(status)] = [...new Set([...codes[Number(status)] ?? [], ...list])]
+  }
+  return codes
 }
 
 /** Registers the execute route of any Bee by id: the body is validated by the core, against the Bee it names. */
@@ -204,7 +254,7 @@ export function mountGenericExecute (fastify: FastifyInstance) {
       params: BeeIdParams,
       headers: requestHeaders(fastify.x402 !== null),
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
-      response: executeResponses(AnyResult, fastify.x402 !== null)
+      response: executeResponses(AnyResult, undefined, anyUpstream(fastify), fastify.x402 !== null)
     },
     // Payment is the core's to decide here: a free Bee passes its step untouched.
     ...pipelineHooks(fastify, { validate: true, paid: true })

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { TObject } from 'typebox'
-import type { ErrorBody } from '../core/schemas.js'
+import { ref, type ErrorBody, type SharedSchema } from '../core/schemas.js'
 
 /** The JSON-RPC 2.0 codes of a request refused before its protocol read it. */
 const JsonRpcRefusalCode = { parseError: -32700, invalidRequest: -32600, internalError: -32603 } as const
@@ -24,10 +23,10 @@ export function jsonRpcRefusals (detailsOf: (body: ErrorBody) => unknown) {
 }
 
 /** The response schemas of the refusals that hook wraps (400 aside, which each door words itself), in the door's error response. */
-export function refusalResponses (errorResponse: TObject) {
+export function refusalResponses (errorResponse: SharedSchema) {
   return {
-    413: { ...errorResponse, description: 'The body is larger than BODY_LIMIT_BYTES.' },
-    415: { ...errorResponse, description: 'Content-Type is not application/json (or not UTF-8).' },
-    500: { ...errorResponse, description: 'Something went wrong on our side (-32603).' }
+    413: ref(errorResponse, { description: 'The body is larger than BODY_LIMIT_BYTES.' }),
+    415: ref(errorResponse, { description: 'Content-Type is not application/json (or not UTF-8).' }),
+    500: ref(errorResponse, { description: 'Something went wrong on our side (-32603).' })
   }
 }

@@ -170,7 +170,7 @@ test('a Bee that fails is verified but never settled; the payment can be retried
 })
 
 test('a settlement the facilitator refuses serves nothing; one it never answers is 502 and not retried at once', async (t) => {
-  const { post, facilitator } = await setup(t, { X402_FACILITATOR_TIMEOUT_MS: '300' })
+  const { post, facilitator } = await setup(t, { X402_FACILITATOR_TIMEOUT_MS: '1500' })
   const refused = await signedPayment(post)
   facilitator.settleMode = 'refuse'
   const response = await post(sentiment, input, { 'payment-signature': refused.header })
@@ -211,8 +211,12 @@ test('the OpenAPI document describes the x402 headers when x402 is on', async (t
   const { app } = await setup(t)
   const document = (await app.inject({ method: 'GET', url: '/openapi/openapi.json' })).json()
   const operation = document.paths['/api/bees/sentiment-analyzer/execute'].post
-  t.ok(operation.parameters.some((parameter: { in: string, name: string }) => parameter.in === 'header' && parameter.name === 'payment-signature'))
+  t.ok(operation.parameters.some((parameter: { $ref: string }) => parameter.$ref === '#/components/parameters/payment-signature'))
+  t.match(document.components.parameters['payment-signature'], { in: 'header', name: 'payment-signature' })
   t.ok(operation.responses['402'].headers['payment-required'])
+  const codes: string[] = operation.responses['402'].content['application/json'].schema.allOf[1].properties.code.enum
+  t.ok(codes.includes('WALLET_TOKEN_MISSING') && codes.includes('X402_PAYMENT_USED'), 'the 402 lists the wallet and the x402 codes')
   t.ok(operation.responses['200'].headers['payment-response'])
+  t.ok(document.components.headers['payment-required'].description)
   t.ok(document.paths['/api/x402/settlements'].get)
 })

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js'
 import { fromMicros } from '../money.js'
 import type { BeeDefinition, Registry } from '../registry.js'
 import { checkPatterns } from './pattern-safety.js'
-import type { RemoteBeeProxy } from './proxy.js'
+import { PROXY_ERRORS, type RemoteBeeProxy } from './proxy.js'
 import { checkFormats } from './schema-checks.js'
 import { checkZodConvertible } from './zod-compat.js'
 
@@ -57,6 +57,7 @@ export class CatalogSync {
       statusMessage: bee.statusMessage,
       sunsetAt: bee.sunsetAt,
       lastUpdated: bee.updatedAt,
+      errors: PROXY_ERRORS,
       execute: (input, context) => proxy.call({
         beeId: bee.id,
         endpoint: bee.endpoint,

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { Agent, buildConnector, request } from 'undici'
 import { ApiError } from '../errors.js'
-import type { BeeContext, BeeOutcome } from '../registry.js'
+import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import type { EgressPolicy } from './egress.js'
 
 export interface ProxyOptions {
@@ -38,6 +38,12 @@ const signingSecrets = (target: RemoteTarget, now: number) =>
   target.previousSigningSecret != null && (target.previousUntil ?? 0) > now
     ? [target.signingSecret, target.previousSigningSecret]
     : [target.signingSecret]
+
+/** Every failure a call through the proxy can answer with, by status (BEE_OUTPUT_INVALID comes from the sale: 502 for a remote Bee). */
+export const PROXY_ERRORS: ErrorCodes = {
+  502: ['BEE_UPSTREAM_ERROR', 'BEE_ENDPOINT_FORBIDDEN', 'BEE_OUTPUT_INVALID', 'BEE_RESPONSE_TOO_LARGE'],
+  504: ['BEE_TIMEOUT']
+}
 
 const upstream = (beeId: string, detail: string) =>
   new ApiError(502, 'BEE_UPSTREAM_ERROR', `${beeId}'s endpoint failed: ${detail}. You were not charged.`)

@@ -49,16 +49,16 @@ export async function claimPayment (ledger: Ledger, limits: IdempotencyLimits, o
   input: unknown): Promise<Step<{ replay: Replay | null }>> {
   const gate = options.x402
   const { bee } = execution
-  const refuse = async (code: string, message: string) => ({ ok: false as const, error: await paymentRequired(execution, options, code, message) })
+  const invalid = async (message: string) => ({ ok: false as const, error: await paymentRequired(execution, options, 'X402_PAYMENT_INVALID', message) })
   const payload = asPayload(execution.presentedPayment)
-  if (gate === null || payload === null) return await refuse('X402_PAYMENT_INVALID', 'The x402 payment is not an x402 v2 payment payload.')
+  if (gate === null || payload === null) return await invalid('The x402 payment is not an x402 v2 payment payload.')
   const requirements = await gate.match(bee, payload)
   if ('ok' in requirements) {
     if (requirements.kind === 'unavailable') return { ok: false, error: x402Unavailable() }
-    return await refuse('X402_PAYMENT_INVALID', `The x402 payment was refused: ${requirements.reason}.`)
+    return await invalid(`The x402 payment was refused: ${requirements.reason}.`)
   }
   const paymentKey = paymentKeyOf(payload)
-  if (paymentKey === null) return await refuse('X402_PAYMENT_INVALID', 'The x402 payment carries no signed authorization with a payer and a nonce.')
+  if (paymentKey === null) return await invalid('The x402 payment carries no signed authorization with a payer and a nonce.')
   const outcome = await ledger.idempotency.claim({
     scope: SCOPE,
     key: paymentKey,
@@ -75,7 +75,10 @@ export async function claimPayment (ledger: Ledger, limits: IdempotencyLimits, o
     case 'in-flight':
       return { ok: false, error: new ApiError(409, 'X402_PAYMENT_IN_FLIGHT', 'A call paid with this x402 payment is still running; retry in a moment to get its result.') }
     case 'mismatch':
-      return await refuse('X402_PAYMENT_USED', 'This x402 payment already paid for another call; sign a new payment for this one.')
+      return {
+        ok: false,
+        error: await paymentRequired(execution, options, 'X402_PAYMENT_USED', 'This x402 payment already paid for another call; sign a new payment for this one.')
+      }
     case 'replay': {
       const settlement = await ledger.settlements.byPaymentKey(paymentKey)
       return { ok: true, replay: { status: outcome.status, body: outcome.body, payment: settlement === null ? null : paymentResponseOf(settlement) } }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { shared } from '../../core/schemas.js'
 import { RpcCode, type RpcError } from './errors.js'
 import { Task } from './schemas.js'
 
@@ -11,7 +12,21 @@ export const JsonRpcRequest = Type.Object({
   id: Type.Union([Type.String(), Type.Number()], { description: 'Request id; A2A calls are requests, never notifications.' }),
   method: Type.String({ description: 'SendMessage; the other A2A methods answer UnsupportedOperation or PushNotificationNotSupported.' }),
   params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A SendMessageRequest: `{message: {messageId, role: "ROLE_USER", parts: [{data: {beeId, input}}]}}`.' }))
-}, { description: 'A JSON-RPC 2.0 request of the A2A JSON-RPC binding.' })
+}, {
+  description: 'A JSON-RPC 2.0 request of the A2A JSON-RPC binding.',
+  examples: [{
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: {
+      message: {
+        messageId: 'm-1',
+        role: 'ROLE_USER',
+        parts: [{ data: { beeId: 'text-summarizer', input: { text: 'Bees make honey. Honey is sweet. Bears like honey.', maxLength: 5 } } }]
+      }
+    }
+  }]
+})
 
 export const JsonRpcError = Type.Object({
   code: Type.Integer({
@@ -28,7 +43,7 @@ export const JsonRpcError = Type.Object({
 
 const envelope = { jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }), id: JsonRpcId }
 
-export const JsonRpcErrorResponse = Type.Object({ ...envelope, error: JsonRpcError }, { description: 'A JSON-RPC error response.' })
+export const JsonRpcErrorResponse = shared('A2aErrorResponse', Type.Object({ ...envelope, error: JsonRpcError }, { description: 'A JSON-RPC error response of the A2A endpoint.' }))
 
 export const JsonRpcResponse = Type.Object({
   ...envelope,

@@ -17,15 +17,21 @@ export interface CallExamples {
   mcpCurl: string
 }
 
+/** An input to call the Bee with (its own example, or one built from its schema), and whether its schema accepts it. */
+export function exampleInput (bee: RegisteredBee): { input: unknown, valid: boolean } {
+  const input = exampleValue(bee.record.inputSchema)
+  // On a copy: validation fills in defaults, and the examples send the value as printed.
+  return { input, valid: bee.validateInput(structuredClone(input)) }
+}
+
 /** A curl command for the execute route and one for MCP, both sending an example input, runnable as printed. */
 export function callExamples (bee: RegisteredBee, baseUrl: string): CallExamples {
-  const input = exampleValue(bee.record.inputSchema)
+  const { input, valid } = exampleInput(bee)
   const wallet = bee.paid ? ` -H "${WALLET_HEADER_NAME}: $${WALLET_TOKEN_VARIABLE}"` : ''
   const body = JSON.stringify(input)
   const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: bee.record.id, arguments: input } })
   return {
-    // On a copy: validation fills in defaults, and the examples send the value as printed.
-    inputIsValid: bee.validateInput(structuredClone(input)),
+    inputIsValid: valid,
     curl: `curl -s -X POST ${baseUrl}${bee.record.endpoint} \\\n  -H 'content-type: application/json'${wallet} \\\n` +
       `  -d ${shellQuote(body)}`,
     mcpBody,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { shared } from '../../core/schemas.js'
 
 const JsonRpcId = Type.Unknown({ description: 'The request id (string or number) the response answers; null when it could not be read.' })
 
@@ -7,9 +8,9 @@ export const JsonRpcRequest = Type.Object({
   id: Type.Optional(Type.Unknown({ description: 'Request id (string or number); absent for a notification.' })),
   method: Type.String({ description: 'MCP method: initialize, tools/list, tools/call, server/discover, ping, notifications/…' }),
   params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Method parameters; `_meta` carries "ai.apiary/walletToken" and "ai.apiary/idempotencyKey" on tools/call.' }))
-}, { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' })
+}, { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.', examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }] })
 
-export const JsonRpcError = Type.Object({
+export const JsonRpcError = shared('McpErrorResponse', Type.Object({
   jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }),
   id: JsonRpcId,
   error: Type.Object({
@@ -17,7 +18,7 @@ export const JsonRpcError = Type.Object({
     message: Type.String({ description: 'What went wrong.' }),
     data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Apiary\'s error body `{error, code, message}` when Apiary refused the request.' }))
   }, { description: 'The error.' })
-}, { description: 'A JSON-RPC error response.' })
+}, { description: 'A JSON-RPC error response of the MCP endpoint.' }))
 
 export const JsonRpcResponse = Type.Object({
   jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from 'typebox'
-import { ErrorBody } from '../../core/schemas.js'
+import { ref } from '../../core/schemas.js'
 import { agentCard } from '../a2a/card.js'
 import { A2aEndpoint } from '../a2a/endpoint.js'
 import { apiaryDetails } from '../a2a/errors.js'
@@ -9,6 +9,7 @@ import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
 import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
+import { BAD_HOST } from '../refusals.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { walletTokenOf } from '../wallet-token.js'
@@ -24,13 +25,14 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['a2a'],
       operationId: 'agent-card',
+      security: [],
       summary: 'The A2A agent card',
       description: `The A2A ${A2A_VERSION} agent card: every active Bee is a skill, and the JSON-RPC endpoint is POST ${A2A_PATH}. ` +
         'Rebuilt when the registry changes; answers carry a strong ETag: send it back in If-None-Match to get 304 while nothing changed.',
       response: {
         200: AgentCard,
         304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-        400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' }
+        400: BAD_HOST
       }
     }
   }, async (request, reply) => {
@@ -45,6 +47,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['a2a'],
       operationId: 'a2a',
+      security: [{}, { walletToken: [] }],
       summary: `A2A ${A2A_VERSION} JSON-RPC endpoint`,
       description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the finished task: ' +
         'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +
@@ -55,7 +58,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       body: JsonRpcRequest,
       response: {
         200: JsonRpcResponse,
-        400: { ...JsonRpcErrorResponse, description: 'Not JSON (-32700), or a body the app refuses (-32600), such as too deep.' },
+        400: ref(JsonRpcErrorResponse, { description: 'Not JSON (-32700), or a body the app refuses (-32600), such as too deep.' }),
         ...refusalResponses(JsonRpcErrorResponse)
       }
     },

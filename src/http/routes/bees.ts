@@ -7,8 +7,9 @@ import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
+import { BAD_HOST, BEE_NOT_FOUND, requestRefusal } from '../refusals.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
-import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
+import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ref } from '../../core/schemas.js'
 import { beePage } from '../markdown/bee-page.js'
 
 export const DEFAULT_PAGE = 100
@@ -28,7 +29,6 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
 
 const notModified = Type.Null({ description: 'Not modified since the ETag you sent.' })
-const noSuchBee = { ...ErrorBody, description: 'No Bee has this id.' }
 const markdown = (description: string) => ({ type: 'string', description })
 const MARKDOWN_IN_ACCEPT = /markdown/i
 
@@ -65,6 +65,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'list-bees',
+      security: [],
       summary: 'List the active Bees',
       description: 'Active Bees in id order, filtered and a page at a time. Answers carry a strong ETag: send it back in ' +
         'If-None-Match to get 304 while nothing changed.',
@@ -72,7 +73,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: BeeList,
         304: notModified,
-        400: ValidationErrorBody
+        400: requestRefusal('A filter, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR'])
       }
     }
   }, async (request, reply) => {
@@ -93,6 +94,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'get-bee',
+      security: [],
       summary: 'Read one Bee',
       description: 'The full record of a Bee, with its input and output schemas, pricing and description; also for ' +
         'inactive and deprecated Bees, whose status and statusMessage say why. With Accept: text/markdown, its Markdown ' +
@@ -102,12 +104,13 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         200: {
           description: 'The Bee.',
           content: {
-            'application/json': { schema: BeeRecord },
+            'application/json': { schema: ref(BeeRecord) },
             'text/markdown': { schema: markdown('The Bee\'s Markdown view, when Accept prefers text/markdown.') }
           }
         },
         304: notModified,
-        404: noSuchBee
+        400: BAD_HOST,
+        404: BEE_NOT_FOUND
       }
     }
   }, async (request, reply) => {
@@ -130,6 +133,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'get-bee-markdown',
+      security: [],
       summary: 'Read one Bee as Markdown',
       description: 'What the Bee does, its price, its input and output as tables, and a curl and an MCP example that ' +
         'work as printed (their addresses are the ones this request came in at). Also for inactive Bees, which it ' +
@@ -138,8 +142,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: { description: 'The Markdown view.', content: { 'text/markdown': { schema: markdown('The Bee\'s Markdown view.') } } },
         304: notModified,
-        400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' },
-        404: noSuchBee
+        400: BAD_HOST,
+        404: BEE_NOT_FOUND
       }
     }
   }, async (request, reply) => {

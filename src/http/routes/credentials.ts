@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError, beeNotFound } from '../../core/errors.js'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
-import { BeeIdParams, ErrorBody, Publisher, ValidationErrorBody } from '../../core/schemas.js'
+import { BeeIdParams, Publisher } from '../../core/schemas.js'
+import { BEE_NOT_FOUND, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 const RotatedPublisherKey = Type.Object({
   ...Publisher.properties,
@@ -20,11 +21,6 @@ const RotatedSigningSecret = Type.Object({
 const PublisherParams = Type.Object({
   id: Type.String({ pattern: '^pub_[A-Za-z0-9_-]{1,64}$', description: 'Identifier of the publisher.' })
 })
-
-const errors = {
-  400: ValidationErrorBody,
-  401: { ...ErrorBody, description: 'Missing or unknown publisher key or admin token.' }
-}
 
 /**
  * Rotation of the credentials Apiary issues: a publisher's key (the old one is revoked at once) and a
@@ -45,8 +41,9 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: PublisherParams,
       response: {
         200: RotatedPublisherKey,
-        ...errors,
-        404: { ...ErrorBody, description: 'No publisher with this id, or not yours.' }
+        ...bodyRefusals('The publisher id is malformed, or a body was sent and it is not JSON.', ['VALIDATION_FAILED']),
+        401: PRINCIPAL_REQUIRED,
+        404: refusal('No publisher with this id, or not yours.', ['PUBLISHER_NOT_FOUND'])
       }
     },
     onRequest: fastify.requirePrincipal
@@ -73,8 +70,9 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BeeIdParams,
       response: {
         200: RotatedSigningSecret,
-        ...errors,
-        404: { ...ErrorBody, description: 'No published Bee with this id that you manage.' }
+        ...bodyRefusals('A body was sent, and it is not JSON.'),
+        401: PRINCIPAL_REQUIRED,
+        404: BEE_NOT_FOUND
       }
     },
     onRequest: fastify.requirePrincipal

@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from 'typebox'
-import { ErrorBody } from '../../core/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { llmsFull, llmsIndex } from '../markdown/llms-index.js'
+import { BAD_HOST } from '../refusals.js'
 
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
 const responses = (description: string) => ({
   200: { description, content: { 'text/plain': { schema: { type: 'string', description } } } },
   304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-  400: { ...ErrorBody, description: 'The Host header is not a host name (HOST_INVALID).' }
+  400: BAD_HOST
 })
 
 /**
@@ -29,6 +29,7 @@ const llmsRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'llms-txt',
+      security: [],
       summary: 'The registry for language models (llms.txt)',
       description: 'The llmstxt.org index: what Apiary is, how to call and pay, every active Bee by category linked to its ' +
         'Markdown view with its price, and links to the OpenAPI document, the MCP endpoint and the wallet docs. ' +
@@ -44,6 +45,7 @@ const llmsRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['discovery'],
       operationId: 'llms-full-txt',
+      security: [],
       summary: 'The registry for language models, every Bee inlined (llms-full.txt)',
       description: 'llms.txt with the Markdown view of every active Bee inlined under its category. Strong ETag; 304 on If-None-Match.',
       response: responses('llms.txt with every active Bee\'s Markdown view (Markdown, served as text/plain).')

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { ref } from '../../core/schemas.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { McpEndpoint } from '../mcp/endpoint.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
@@ -34,6 +35,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     schema: {
       tags: ['mcp'],
       operationId: 'mcp',
+      security: [{}, { walletToken: [] }],
       summary: 'Model Context Protocol (Streamable HTTP, stateless)',
       description: 'Every active Bee as an MCP tool, plus find_bees to search them. Protocol versions 2025-06-18, ' +
         '2025-11-25 (initialize handshake, no session) and 2026-07-28 (per-request envelope); answers are JSON, never ' +
@@ -44,8 +46,8 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
       response: {
         200: JsonRpcResponse,
         202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
-        400: { ...JsonRpcError, description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' },
-        406: { ...JsonRpcError, description: 'Accept does not include application/json.' },
+        400: ref(JsonRpcError, { description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' }),
+        406: ref(JsonRpcError, { description: 'Accept does not include application/json.' }),
         ...refusalResponses(JsonRpcError)
       }
     },

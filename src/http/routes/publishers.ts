@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
-import { CreatedPublisher, ErrorBody, ValidationErrorBody } from '../../core/schemas.js'
+import { CreatedPublisher } from '../../core/schemas.js'
+import { ADMIN_REFUSALS, bodyRefusals } from '../refusals.js'
 
 /** The operator issues publisher keys. */
 const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -16,12 +17,11 @@ const publisherRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: Type.Object({
         email: Type.String({ format: 'email', maxLength: 254, description: 'Contact address of the publisher.' }),
         name: Type.String({ minLength: 1, maxLength: 100, description: 'Display name.' })
-      }, { description: 'The new publisher.' }),
+      }, { description: 'The new publisher.', examples: [{ email: 'acme@example.com', name: 'Acme' }] }),
       response: {
         201: CreatedPublisher,
-        400: ValidationErrorBody,
-        401: { ...ErrorBody, description: 'Missing or wrong admin token.' },
-        403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
+        ...bodyRefusals('The body does not match its schema.', ['VALIDATION_FAILED']),
+        ...ADMIN_REFUSALS
       }
     },
     onRequest: fastify.requireAdmin

@@ -11,7 +11,8 @@ import { checkLoadable } from '../../core/publishing/schema-checks.js'
 import { toInputSchema, toOutputSchema } from '../../core/publishing/schema-conversion.js'
 import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BeeId, BeeIdParams, BeeStatus, CurrencyCode, ErrorBody, ManagedBee, PublishedBee, StringEnum, ValidationErrorBody } from '../../core/schemas.js'
+import { BeeId, BeeIdParams, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum } from '../../core/schemas.js'
+import { BEE_NOT_FOUND, BODY_CODES, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 /**
  * The id of a Bee to change or remove, as the router matches it. Ids have no dot, so `/bees/{id}.md` (the
@@ -45,7 +46,19 @@ const PublishBody = Type.Object({
   ...BeeFields,
   colony: Type.Optional(BeeFields.colony),
   config: Type.Optional(BeeFields.config)
-}, { description: 'A Bee to publish.' })
+}, {
+  description: 'A Bee to publish.',
+  examples: [{
+    id: 'shouter',
+    name: 'Shouter',
+    description: 'Shouts the text back in capitals. Honey confidence: always 1. Honey freshness: always 0.',
+    category: 'utility',
+    endpoint: 'https://shouter.example.com/execute',
+    inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] },
+    outputSchema: { type: 'object', properties: { shout: { type: 'string' } }, required: ['shout'] },
+    pricing: { type: 'free', costPerCall: 0 }
+  }]
+})
 
 const PatchBody = Type.Object({
   name: Type.Optional(BeeFields.name),
@@ -60,14 +73,12 @@ const PatchBody = Type.Object({
   status: Type.Optional(BeeStatus),
   statusMessage: Type.Optional(Type.Unsafe<string | null>({ type: 'string', nullable: true, maxLength: 500, description: 'Why the Bee is inactive or deprecated.' })),
   sunsetAt: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering: an RFC 3339 date-time that exists (no leap second).' }))
-}, { description: 'The fields to change; status changes follow the lifecycle.' })
+}, { description: 'The fields to change; status changes follow the lifecycle.', examples: [{ status: 'inactive', statusMessage: 'Down for maintenance until noon UTC.' }] })
 
-const errors = {
-  400: ValidationErrorBody,
-  401: { ...ErrorBody, description: 'Missing or unknown publisher key.' },
-  403: { ...ErrorBody, description: 'The Bee is reserved, or only the operator may make this change.' },
-  404: { ...ErrorBody, description: 'No Bee with this id that you manage.' }
-}
+const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee would take more of the OpenAPI document than a Bee may.',
+  [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'])
+/** Refusals of a Bee's fields, whether published or changed. */
+const FIELD_CODES = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
 
 const STATUS_FIELDS = new Set(['status', 'statusMessage', 'sunsetAt'])
 
@@ -158,9 +169,11 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PublishBody,
       response: {
         201: PublishedBee,
-        ...errors,
-        409: { ...ErrorBody, description: 'The id is taken or reserved, or you have as many Bees as a publisher may have.' },
-        413: { ...ErrorBody, description: 'The Bee would take more of the OpenAPI document than a Bee may.' }
+        ...bodyRefusals('The body does not match its schema, or a price, schema or endpoint is refused.', FIELD_CODES),
+        401: PRINCIPAL_REQUIRED,
+        403: refusal('Only publishers publish: the admin token cannot.', ['PUBLISHER_REQUIRED']),
+        409: refusal('The id is taken or reserved, or you have as many Bees as a publisher may have.', ['BEE_ID_TAKEN', 'BEE_ID_RESERVED', 'PUBLISHER_BEE_LIMIT']),
+        413: tooLarge
       }
     },
     onRequest: fastify.requirePrincipal
@@ -221,7 +234,15 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       security: [{ publisherKey: [] }, { adminToken: [] }],
       params: BeeIdParams,
       body: PatchBody,
-      response: { 200: ManagedBee, ...errors, 413: { ...ErrorBody, description: 'The Bee would take more of the OpenAPI document than a Bee may.' } }
+      response: {
+        200: ManagedBee,
+        ...bodyRefusals('The body does not match its schema, a price, schema or endpoint is refused, or the status change is not allowed as sent.',
+          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION']),
+        401: PRINCIPAL_REQUIRED,
+        403: refusal('The Bee is built in (only its status changes, by the operator), or only the operator may revive it.', ['BEE_RESERVED', 'BEE_DEPRECATED']),
+        404: BEE_NOT_FOUND,
+        413: tooLarge
+      }
     },
     onRequest: fastify.requirePrincipal
   }, async (request) => {
@@ -273,7 +294,13 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Remove a Bee',
       security: [{ publisherKey: [] }, { adminToken: [] }],
       params: BeeIdParams,
-      response: { 204: Type.Null({ description: 'Removed.' }), ...errors }
+      response: {
+        204: Type.Null({ description: 'Removed.' }),
+        ...bodyRefusals('A body was sent, and it is not JSON.'),
+        401: PRINCIPAL_REQUIRED,
+        403: refusal('The Bee is built in: set its status instead.', ['BEE_RESERVED']),
+        404: BEE_NOT_FOUND
+      }
     },
     onRequest: fastify.requirePrincipal
   }, async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorBody, WALLET_HEADER_NAME, WalletStatement, type Wallet } from '../../core/schemas.js'
+import { WALLET_HEADER_NAME, WalletStatement, type Wallet } from '../../core/schemas.js'
+import { NO_HOST, refusal } from '../refusals.js'
 
 const RECENT_ENTRIES = 20
 
@@ -12,7 +13,11 @@ const walletHolderRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Read your wallet',
       description: `The wallet whose token is sent in ${WALLET_HEADER_NAME}, with its ${RECENT_ENTRIES} most recent journal entries.`,
       security: [{ walletToken: [] }],
-      response: { 200: WalletStatement, 401: { ...ErrorBody, description: 'Missing or unknown wallet token.' } }
+      response: {
+        200: WalletStatement,
+        400: NO_HOST,
+        401: refusal('Missing or unknown wallet token.', ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND'])
+      }
     },
     onRequest: fastify.requireWalletHolder
   }, async (request) => {

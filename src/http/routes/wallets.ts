@@ -3,21 +3,16 @@ import { Type } from 'typebox'
 import { ApiError, balanceLimitExceeded, invalidCursor } from '../../core/errors.js'
 import { issueWallet } from '../../core/ledger/wallets/issue-wallet.js'
 import { toMicros } from '../../core/money.js'
-import { CreatedWallet, CurrencyCode, ErrorBody, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ValidationErrorBody, Wallet, WalletId } from '../../core/schemas.js'
+import { CreatedWallet, CurrencyCode, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ref, Wallet, WalletId } from '../../core/schemas.js'
+import { ADMIN_REFUSALS, bodyRefusals, refusal, requestRefusal } from '../refusals.js'
 
 // The id's pattern keeps malformed ids (NUL bytes, which PostgreSQL refuses, among them) from the database: 400.
 const WalletParams = Type.Object({ id: WalletId })
 
-const adminErrors = {
-  400: {
-    ...ValidationErrorBody,
-    description: 'The request does not match its schema, a cursor or amount is invalid, or a deposit would take a balance ' +
-      `above ${MAX_BALANCE} (BALANCE_LIMIT_EXCEEDED).`
-  },
-  401: { ...ErrorBody, description: 'Missing or wrong admin token.' },
-  403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
-}
-const walletErrors = { ...adminErrors, 404: { ...ErrorBody, description: 'No wallet has this id.' } }
+const noSuchWallet = refusal('No wallet has this id.', ['WALLET_NOT_FOUND'], { name: 'WalletNotFound' })
+const fundsRefused = bodyRefusals(`The body does not match its schema, an amount has more than 6 decimals, or the balance would exceed ${MAX_BALANCE}.`,
+  ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'BALANCE_LIMIT_EXCEEDED'])
+const WALLET = ref(Wallet)
 
 function micros (amount: number): number {
   const value = toMicros(amount)
@@ -45,8 +40,8 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         balance: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT, default: 0, description: 'Opening balance (default 0).' })),
         currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).')),
         label: Type.Optional(Type.String({ maxLength: 200, description: 'Free-text label, for example the client it belongs to.' }))
-      }, { description: 'The new wallet.' }),
-      response: { 201: CreatedWallet, ...adminErrors }
+      }, { description: 'The new wallet.', examples: [{ balance: 5, label: 'agent-7' }] }),
+      response: { 201: CreatedWallet, ...fundsRefused, ...ADMIN_REFUSALS }
     }
   }, async (request, reply) => {
     const { balance = 0, currency = fastify.config.PRICE_CURRENCY, label = null } = request.body ?? {}
@@ -62,7 +57,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List wallets',
       description: 'Wallets in id order, a page at a time: pass nextCursor back as cursor for the next page.',
       querystring: PageQuery,
-      response: { 200: paged('wallets', Wallet), ...adminErrors }
+      response: { 200: paged('wallets', WALLET), 400: requestRefusal('The limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']), ...ADMIN_REFUSALS }
     }
   }, async (request) => {
     const listed = await ledger.wallets.list(request.query)
@@ -82,8 +77,8 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           maximum: MAX_AMOUNT,
           description: `Amount to add, 0.000001 to ${MAX_AMOUNT}; the balance may not exceed ${MAX_BALANCE}.`
         })
-      }, { description: 'The deposit.' }),
-      response: { 200: Wallet, ...walletErrors }
+      }, { description: 'The deposit.', examples: [{ amount: 5 }] }),
+      response: { 200: WALLET, ...fundsRefused, ...ADMIN_REFUSALS, 404: noSuchWallet }
     }
   }, async (request) => {
     const deposited = await ledger.wallets.deposit(request.params.id, micros(request.body.amount), request.id)
@@ -92,7 +87,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.get('/wallets/:id', {
-    schema: { ...admin, operationId: 'get-wallet', summary: 'Read a wallet', params: WalletParams, response: { 200: Wallet, ...walletErrors } }
+    schema: { ...admin, operationId: 'get-wallet', summary: 'Read a wallet', params: WalletParams, response: { 200: WALLET, 400: requestRefusal('The wallet id is malformed.', ['VALIDATION_FAILED']), ...ADMIN_REFUSALS, 404: noSuchWallet } }
   }, async (request) => {
     const wallet = await ledger.wallets.get(request.params.id)
     if (wallet === null) throw walletNotFound(request.params.id)
@@ -107,7 +102,12 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Every deposit, hold, capture and void (and, from before holds, charge and refund) of the wallet, newest first, a page at a time.',
       params: WalletParams,
       querystring: PageQuery,
-      response: { 200: paged('entries', JournalEntry), ...walletErrors }
+      response: {
+        200: paged('entries', ref(JournalEntry)),
+        400: requestRefusal('The wallet id, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']),
+        ...ADMIN_REFUSALS,
+        404: noSuchWallet
+      }
     }
   }, async (request) => {
     if (await ledger.wallets.get(request.params.id) === null) throw walletNotFound(request.params.id)
@@ -123,7 +123,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: `${action}-wallet`,
         summary: frozen ? 'Freeze a wallet: it cannot pay until unfrozen' : 'Unfreeze a wallet',
         params: WalletParams,
-        response: { 200: Wallet, ...walletErrors }
+        response: { 200: WALLET, ...bodyRefusals('The wallet id is malformed, or a body was sent and it is not JSON.', ['VALIDATION_FAILED']), ...ADMIN_REFUSALS, 404: noSuchWallet }
       }
     }, async (request) => {
       const wallet = await ledger.wallets.setFrozen(request.params.id, frozen)

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { invalidCursor } from '../../core/errors.js'
-import { ErrorBody, PageQuery, paged, ValidationErrorBody } from '../../core/schemas.js'
+import { PageQuery, paged } from '../../core/schemas.js'
 import { X402Settlement } from '../../core/x402/schemas.js'
+import { ADMIN_REFUSALS, requestRefusal } from '../refusals.js'
 
 /** The operator's journal of x402 payments: money that reached X402_PAY_TO without touching a wallet. */
 const x402Routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -19,9 +20,8 @@ const x402Routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: PageQuery,
       response: {
         200: paged('settlements', X402Settlement),
-        400: { ...ValidationErrorBody, description: 'The query is invalid, or the cursor is not one this listing gave (INVALID_CURSOR).' },
-        401: { ...ErrorBody, description: 'Missing or wrong admin token.' },
-        403: { ...ErrorBody, description: 'The admin API is disabled (ADMIN_TOKEN unset).' }
+        400: requestRefusal('The limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']),
+        ...ADMIN_REFUSALS
       }
     }
   }, async (request) => {

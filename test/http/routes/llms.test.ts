@@ -183,7 +183,8 @@ test('the OpenAPI document describes the text answers and stays valid', async (t
   t.ok(document.paths['/llms.txt'].get.responses['200'].content['text/plain'])
   t.ok(document.paths['/llms-full.txt'].get.responses['200'].content['text/plain'])
   t.ok(document.paths['/api/bees/{id}.md'].get.responses['200'].content['text/markdown'])
-  t.ok(document.paths['/api/bees/{id}.md'].get.responses['404'].content['application/json'])
+  t.same(document.paths['/api/bees/{id}.md'].get.responses['404'], { $ref: '#/components/responses/BeeNotFound' })
+  t.ok(document.components.responses.BeeNotFound.content['application/json'])
   t.same(Object.keys(document.paths['/api/bees/{id}'].get.responses['200'].content), ['application/json', 'text/markdown'])
 })
 

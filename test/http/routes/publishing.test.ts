@@ -50,7 +50,7 @@ test('a published Bee is discoverable, described in OpenAPI, and executes throug
   const operation = document.paths['/api/bees/shouter/execute']?.post
   t.ok(operation, 'the OpenAPI document has the Bee\'s own path')
   t.same(operation.requestBody.content['application/json'].schema, shoutInput)
-  t.same(operation.responses['200'].content['application/json'].schema.properties.result, shoutOutput)
+  t.same(operation.responses['200'].content['application/json'].schema.allOf[1].properties.result, shoutOutput, 'Honey is the shared envelope and this result')
   await t.resolves(SwaggerParser.validate(structuredClone(document)), 'still valid OpenAPI 3.0.3')
 
   fake.replyHeaders = { 'x-bee-confidence': '0.7', age: '30' }

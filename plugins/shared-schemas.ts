@@ -1,0 +1,15 @@
+import fp from 'fastify-plugin'
+import { BeeRecord, ErrorBody, HoneyEnvelope, JournalEntry, PaymentRequiredBody, ValidationErrorBody, Wallet } from '../src/core/schemas.js'
+import { JsonRpcErrorResponse as A2aErrorResponse } from '../src/http/a2a/json-rpc.js'
+import { JsonRpcError as McpErrorResponse } from '../src/http/mcp/json-rpc.js'
+
+/**
+ * The shapes many answers share, registered once by their `$id`: routes use them by `$ref` (see `ref`), so
+ * the serializer still writes them in full while the OpenAPI document holds each once, in
+ * components/schemas under its `$id` (plugins/openapi.ts names them so).
+ */
+export default fp(async (fastify) => {
+  for (const schema of [ErrorBody, ValidationErrorBody, PaymentRequiredBody, BeeRecord, HoneyEnvelope, Wallet, JournalEntry, McpErrorResponse, A2aErrorResponse]) {
+    fastify.addSchema(schema)
+  }
+}, { name: 'shared-schemas' })

@@ -1,0 +1,61 @@
+import { SHARED_RESPONSE } from '../core/publishing/shared-components.js'
+import { ErrorBody, ValidationErrorBody, type SharedSchema } from '../core/schemas.js'
+
+/** What any request may be refused with before its route runs (plugins/http-requirements.ts). */
+export const REQUEST_CODES = ['HOST_REQUIRED'] as const
+
+/**
+ * What reading a JSON body refuses, by status, on every route that reads one (plugins/json-bodies.ts,
+ * plugins/content-encoding.ts, and Fastify's own refusals as plugins/errors.ts names them).
+ */
+export const BODY_CODES = {
+  400: ['BODY_REQUIRED', 'INVALID_JSON', 'INVALID_CONTENT_LENGTH', 'INVALID_UTF8', 'NUL_CHARACTER', 'BODY_TOO_DEEP', 'INVALID_CONTENT_ENCODING'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_CHARSET', 'UNSUPPORTED_CONTENT_ENCODING']
+} as const
+
+/**
+ * The response schema of an error status: the shared error body (or a variant of it) by `$ref`, with the
+ * codes this route can send with this status as the enum of `code`, so a client can switch on them and a
+ * generator types them. The body is serialized as the shared shape; the enum only documents. A `name`
+ * makes the whole response one the document lists once (see shareComponents), for refusals many routes give.
+ */
+export const refusal = (description: string, codes: readonly string[], options: { body?: SharedSchema, name?: string } = {}) => ({
+  description,
+  ...(options.name === undefined ? {} : { [SHARED_RESPONSE]: options.name }),
+  allOf: [{ $ref: (options.body ?? ErrorBody).$id }, { properties: { code: { enum: [...new Set(codes)] } } }]
+})
+
+/** 400 of a route that reads no body: the request's own refusals and the route's. */
+export const requestRefusal = (description: string, codes: readonly string[] = []) =>
+  refusal(description, [...REQUEST_CODES, ...codes], { body: codes.includes('VALIDATION_FAILED') ? ValidationErrorBody : ErrorBody })
+
+/** 400 of a route that reads nothing the Host header is not asked for. */
+export const NO_HOST = refusal('The request has no Host header.', REQUEST_CODES, { name: 'HostRequired' })
+
+/** 400 of a route whose answer holds links built from the Host (see baseUrlOf). */
+export const BAD_HOST = refusal('The Host header is not a host name.', [...REQUEST_CODES, 'HOST_INVALID'], { name: 'HostInvalid' })
+
+export const PAYLOAD_TOO_LARGE = refusal('The body is larger than BODY_LIMIT_BYTES (decompressed too).', BODY_CODES[413], { name: 'PayloadTooLarge' })
+
+export const UNSUPPORTED_MEDIA_TYPE = refusal('The body is not JSON in UTF-8, or has a Content-Encoding other than gzip, deflate or br.',
+  BODY_CODES[415], { name: 'UnsupportedMediaType' })
+
+/** 400, 413 and 415 of a route that reads a JSON body, with the route's own 400 codes. */
+export const bodyRefusals = (description: string, codes: readonly string[] = []) => ({
+  400: refusal(description, [...REQUEST_CODES, ...BODY_CODES[400], ...codes], { body: ValidationErrorBody }),
+  413: PAYLOAD_TOO_LARGE,
+  415: UNSUPPORTED_MEDIA_TYPE
+})
+
+/** 401 and 403 of the admin API. */
+export const ADMIN_REFUSALS = {
+  401: refusal('Missing or wrong admin token.', ['UNAUTHORIZED'], { name: 'AdminTokenRequired' }),
+  403: refusal('The admin API is disabled (ADMIN_TOKEN unset).', ['ADMIN_DISABLED'], { name: 'AdminDisabled' })
+}
+
+/** 401 of the routes open to publishers and the operator. */
+export const PRINCIPAL_REQUIRED = refusal('Missing or unknown publisher key (or admin token).', ['UNAUTHORIZED'], { name: 'PublisherKeyRequired' })
+
+/** 404 of every route that names a Bee. */
+export const BEE_NOT_FOUND = refusal('No Bee has this id (or none you manage, for a publisher).', ['BEE_NOT_FOUND'], { name: 'BeeNotFound' })
