@@ -9,6 +9,8 @@ const Status = Type.Object({ status: Type.String({ description: 'ok when alive, 
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health', {
     schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', response: { 200: Status } },
+    // Probes are never limited: a limited probe would take a healthy instance out of service.
+    config: { rateLimit: false },
     logLevel: 'warn'
   }, async () => ({ status: 'ok' }))
 
@@ -19,6 +21,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Readiness: the ledger database answers',
       response: { 200: Status, 503: { ...ErrorBody, description: 'The ledger database does not answer.' } }
     },
+    config: { rateLimit: false },
     logLevel: 'warn'
   }, async (request) => {
     try {

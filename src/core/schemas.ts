@@ -77,11 +77,28 @@ export const BeeRecord = Type.Object({
 }, { description: 'A Bee: a capability with declared input and output schemas.' })
 export type BeeRecord = Static<typeof BeeRecord>
 
+/** Most calls a minute a Bee's own limit may allow: beyond it a limit would spare no upstream. */
+export const MAX_CALLS_PER_MINUTE = 1_000_000
+
+export const BeeRateLimit = Type.Object({
+  callsPerMinute: Type.Integer({
+    minimum: 1,
+    maximum: MAX_CALLS_PER_MINUTE,
+    description: 'The most calls a minute the Bee takes from all callers together, on every door (HTTP, MCP, A2A); the ' +
+      'next call in that minute gets 429 BEE_RATE_LIMITED and is not charged. It spares the upstream.'
+  })
+}, { additionalProperties: false, description: 'A limit on calls to the Bee, counted across all its callers.' })
+
 /** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
 export const ManagedBee = Type.Object({
   ...BeeRecord.properties,
   upstreamEndpoint: NullableString({ description: 'Where Apiary forwards calls (published Bees); null for built-ins.' }),
-  ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' })
+  ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' }),
+  rateLimit: Type.Unsafe<Static<typeof BeeRateLimit> | null>({
+    ...BeeRateLimit,
+    nullable: true,
+    description: 'The Bee\'s own limit on calls from all callers together (its publisher\'s, or the operator\'s for a built-in); null: none.'
+  })
 }, { description: 'A Bee with the details only its owner and the operator see.' })
 
 export const PublishedBee = Type.Object({
@@ -135,6 +152,13 @@ export const ValidationErrorBody = Type.Object({
     reason: Type.String({ description: 'Why the value was refused.' })
   }), { description: 'Each field that failed validation (absent when the body is missing or not JSON).' }))
 }, { description: 'The request is missing, malformed, or does not match the schema.' })
+
+export const RateLimitedBody = Type.Object({
+  error: ErrorBody.properties.error,
+  code: ErrorBody.properties.code,
+  message: ErrorBody.properties.message,
+  retryAfter: Type.Integer({ minimum: 0, description: 'Seconds to wait before retrying (the Retry-After header says the same).' })
+}, { description: 'Too many requests: RATE_LIMITED (this caller\'s limit) or BEE_RATE_LIMITED (a Bee\'s own limit, all callers together). Nothing was charged.' })
 
 export const PaymentRequiredBody = Type.Object({
   error: ErrorBody.properties.error,

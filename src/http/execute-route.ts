@@ -7,6 +7,7 @@ import { AnyResult, BeeIdParams, ErrorBody, Honey, PaymentRequiredBody, Validati
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../core/x402/schemas.js'
 import { baseUrlOf } from './base-url.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
+import { rateLimitedResponse } from './rate-limited-response.js'
 import { walletTokenOf } from './wallet-token.js'
 
 /** The x402 payment a request presents in PAYMENT-SIGNATURE, decoded; undefined when x402 is off or none was sent. */
@@ -56,6 +57,13 @@ async function validateBody (request: FastifyRequest): Promise<void> {
   if (request.execution === null) return
   const valid = request.server.executor.validate(request.execution, request.body)
   if (!valid.ok) throw valid.error
+}
+
+/** preHandler after the idempotency claim (a replay never counts) and before the hold: the Bee's own rate limit. */
+async function limitBee (request: FastifyRequest): Promise<void> {
+  if (request.execution === null) return
+  const limited = await request.server.executor.limit(request.execution)
+  if (!limited.ok) throw limited.error
 }
 
 /**
@@ -142,6 +150,7 @@ function executeResponses (result: TSchema, x402: boolean, bee?: { paid: boolean
     413: errorResponse('The body is larger than the configured limit.'),
     415: errorResponse('The body is not JSON.'),
     422: errorResponse('The Idempotency-Key was used with a different request.'),
+    429: rateLimitedResponse,
     500: errorResponse('Internal failure; the hold on the wallet, if any, was voided (credited back).'),
     ...(paid
       ? {
@@ -166,6 +175,7 @@ function pipelineHooks (fastify: FastifyInstance, options: { validate: boolean, 
     preHandler: [
       ...(options.validate ? [validateBody] : []),
       fastify.claimIdempotencyKey,
+      limitBee,
       ...(options.paid ? [fastify.chargeForCall] : [])
     ],
     onSend: fastify.settleIdempotencyKey

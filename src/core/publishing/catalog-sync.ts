@@ -57,6 +57,7 @@ export class CatalogSync {
       statusMessage: bee.statusMessage,
       sunsetAt: bee.sunsetAt,
       lastUpdated: bee.updatedAt,
+      callsPerMinute: bee.callsPerMinute,
       execute: (input, context) => proxy.call({
         beeId: bee.id,
         endpoint: bee.endpoint,

@@ -265,6 +265,7 @@ for (const backend of backends) {
       status: 'active' as const,
       statusMessage: null,
       sunsetAt: null,
+      callsPerMinute: 90,
       signingSecret: 'bsk_x',
       previousSigningSecret: null,
       previousSecretExpiresAt: null,
