@@ -19,9 +19,10 @@ export async function limitBeeCalls (limiter: BeeLimiter, execution: Execution):
     return { ok: true }
   }
   if (decision.allowed) return { ok: true }
+  const calls = `${bee.callsPerMinute} call${bee.callsPerMinute === 1 ? '' : 's'}`
   return {
     ok: false,
-    error: new RateLimitedError('BEE_RATE_LIMITED', `${bee.record.id} takes at most ${bee.callsPerMinute} calls a minute from all its ` +
-      `callers together, to spare its upstream; retry in ${decision.retryAfterSeconds} s. Nothing was charged.`, decision.retryAfterSeconds)
+    error: new RateLimitedError('BEE_RATE_LIMITED', `${bee.record.id} takes at most ${calls} a minute from all its callers together ` +
+      `(its own limit, whoever calls); retry in ${decision.retryAfterSeconds} s. Nothing was charged.`, decision.retryAfterSeconds)
   }
 }
