@@ -32,8 +32,8 @@ export default fp(async (fastify) => {
 
   async function identify (request: FastifyRequest): Promise<[CallerClass, string]> {
     const token = walletTokenOf(request)
-    const wallet = token === undefined ? null : await ledger.wallets.getByToken(hashSecret(token))
-    if (wallet !== null) return ['wallet', wallet.id]
+    const walletId = token === undefined ? null : await ledger.wallets.idByToken(hashSecret(token))
+    if (walletId !== null) return ['wallet', walletId]
     const bearer = bearerOf(request)
     if (bearer === undefined) return ['anonymous', normalizeIP(request.ip)]
     if (config.ADMIN_TOKEN !== undefined && secretsMatch(bearer, config.ADMIN_TOKEN)) return ['publisher', 'admin']
