@@ -4,6 +4,7 @@ import { ApiError } from '../src/core/errors.js'
 import type { Publisher } from '../src/core/ledger/catalog/catalog-repository.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
 import { WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
+import { bearerOf } from '../src/http/bearer.js'
 import { walletTokenOf } from '../src/http/wallet-token.js'
 
 export type Principal = { kind: 'admin' } | { kind: 'publisher', publisher: Publisher }
@@ -22,11 +23,6 @@ declare module 'fastify' {
     /** The wallet that requireWalletHolder found. */
     walletHolder: Wallet | null
   }
-}
-
-const bearer = (request: FastifyRequest) => {
-  const header = request.headers.authorization
-  return header?.startsWith('Bearer ') === true ? header.slice('Bearer '.length) : undefined
 }
 
 const unauthorized = (who: string) => new ApiError(401, 'UNAUTHORIZED', `Send ${who} as Authorization: Bearer <token>.`)
@@ -49,13 +45,13 @@ export default fp(async (fastify) => {
     if (adminToken === undefined) {
       throw new ApiError(403, 'ADMIN_DISABLED', 'The admin API is disabled on this server: the operator has not set ADMIN_TOKEN.')
     }
-    const presented = bearer(request)
+    const presented = bearerOf(request)
     if (presented === undefined || !secretsMatch(presented, adminToken)) throw unauthorized('the admin token')
     request.principal = { kind: 'admin' }
   })
 
   fastify.decorate('requirePrincipal', async function requirePrincipal (request: FastifyRequest) {
-    const presented = bearer(request)
+    const presented = bearerOf(request)
     if (presented === undefined) throw unauthorized('your publisher key')
     if (adminToken !== undefined && secretsMatch(presented, adminToken)) {
       request.principal = { kind: 'admin' }

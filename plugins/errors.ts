@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
-import { ApiError, errorBody, validationFailed } from '../src/core/errors.js'
+import { ApiError, errorBody, RateLimitedError, validationFailed } from '../src/core/errors.js'
 import { PaymentRequiredError } from '../src/core/execution/payment.js'
 import { PAYMENT_REQUIRED_HEADER } from '../src/core/x402/schemas.js'
 import { loggedUrl } from './access-log.js'
@@ -56,6 +56,7 @@ function handleError (this: unknown, error: FastifyError, request: FastifyReques
     if (error instanceof PaymentRequiredError && error.offer !== null && request.server.x402 !== null) {
       reply.header(PAYMENT_REQUIRED_HEADER, request.server.x402.encodeRequired(error.offer))
     }
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
     return send(reply, error.statusCode, error.code, error.message, error.extra)
   }
   if (error.validation !== undefined) {

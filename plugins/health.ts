@@ -9,6 +9,8 @@ const Status = Type.Object({ status: Type.String({ description: 'ok when alive, 
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health', {
     schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', security: [], response: { 200: Status, 400: NO_HOST } },
+    // Probes are never limited: a limited probe would take a healthy instance out of service.
+    config: { rateLimit: false },
     logLevel: 'warn'
   }, async () => ({ status: 'ok' }))
 
@@ -20,6 +22,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Readiness: the ledger database answers',
       response: { 200: Status, 400: NO_HOST, 503: refusal('The ledger database does not answer.', ['NOT_READY']) }
     },
+    config: { rateLimit: false },
     logLevel: 'warn'
   }, async (request) => {
     try {

@@ -17,6 +17,8 @@ import idempotency from '../plugins/idempotency.js'
 import ledger from '../plugins/ledger.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
+import rateLimit from '../plugins/rate-limit.js'
+import redis from '../plugins/redis.js'
 import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
 import sharedSchemas from '../plugins/shared-schemas.js'
@@ -83,6 +85,9 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(openapi)
 
   await fastify.register(ledger)
+  await fastify.register(redis)
+  // Before any route it limits: it adds its check to each route as the route is added.
+  await fastify.register(rateLimit)
   await fastify.register(catalog)
   await fastify.register(x402)
   await fastify.register(executor)

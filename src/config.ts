@@ -2,6 +2,7 @@ import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
 import { commaList } from './core/comma-list.js'
 import { parseSecretsKey } from './core/ledger/secrets.js'
+import { parseBuiltinLimits } from './core/limits/builtin-limits.js'
 import { toMicros } from './core/money.js'
 import { allowlistEntryProblem } from './core/publishing/egress.js'
 import { CurrencyCode, StringEnum } from './core/schemas.js'
@@ -136,6 +137,37 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'Time limit for one call to the x402 facilitator.'
   }),
+  REDIS_URL: Type.Optional(Type.String({
+    pattern: '^rediss?://[^\\s]+$',
+    description: 'Redis (redis:// or rediss://) that holds the rate-limit counters, so every instance shares them; unset: each ' +
+      'instance counts in its own memory.'
+  })),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 60,
+    description: 'The window the per-caller limits count requests in.'
+  }),
+  RATE_LIMIT_ANONYMOUS_PER_WINDOW: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description: 'Requests one client address may make per window without a valid credential; 0: no limit.'
+  }),
+  RATE_LIMIT_WALLET_PER_WINDOW: Type.Integer({
+    minimum: 0,
+    default: 1200,
+    description: 'Requests one wallet (X-Registry-Wallet-Token) may make per window; 0: no limit.'
+  }),
+  RATE_LIMIT_PUBLISHER_PER_WINDOW: Type.Integer({
+    minimum: 0,
+    default: 600,
+    description: 'Requests one publisher key (or the admin token) may make per window; 0: no limit.'
+  }),
+  RATE_LIMIT_BUILTIN_BEES: Type.String({
+    default: '',
+    description: 'Comma-separated id=calls, the most calls per minute a built-in Bee takes from all callers together ' +
+      '(e.g. weather-sensor=100, to spare its upstream); a Bee not listed has no such limit.'
+  }),
   WALLET_DOCS_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',
     description: 'Page that tells a caller how to get a funded wallet; every 402 links to it (transactionDetails.walletDocs).'
@@ -240,6 +272,8 @@ function formatProblems (config: Config): string[] {
   if (config.PUBLIC_BASE_URL !== undefined && !URL.canParse(config.PUBLIC_BASE_URL)) {
     problems.push(`PUBLIC_BASE_URL: "${config.PUBLIC_BASE_URL}" is not a valid URL`)
   }
+  if (config.REDIS_URL !== undefined && !URL.canParse(config.REDIS_URL)) problems.push('REDIS_URL is not a valid redis:// or rediss:// URL')
+  for (const problem of parseBuiltinLimits(config.RATE_LIMIT_BUILTIN_BEES).problems) problems.push(`RATE_LIMIT_BUILTIN_BEES: ${problem}`)
   if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
   for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {
     if (toMicros(config[name]) === null) problems.push(`${name} must be a finite decimal with at most 6 decimal places`)

@@ -96,3 +96,26 @@ test('x402 is off unless its three variables are set, and each is checked at sta
   t.throws(() => loadConfig({ ...on, X402_ASSET_NAME: 'Token' }), /X402_ASSET_NAME and X402_ASSET_VERSION go together/)
   t.throws(() => loadConfig({ ...on, X402_FACILITATOR_TIMEOUT_MS: '30000' }), /must exceed an x402 call/)
 })
+
+test('rate limits: per-caller limits per window (0 turns one off), REDIS_URL and the built-in Bees\' limits are checked', async (t) => {
+  t.match(loadConfig({}), {
+    RATE_LIMIT_WINDOW_SECONDS: 60,
+    RATE_LIMIT_ANONYMOUS_PER_WINDOW: 300,
+    RATE_LIMIT_WALLET_PER_WINDOW: 1200,
+    RATE_LIMIT_PUBLISHER_PER_WINDOW: 600,
+    RATE_LIMIT_BUILTIN_BEES: ''
+  })
+  t.equal(loadConfig({}).REDIS_URL, undefined)
+  t.equal(loadConfig({ RATE_LIMIT_WALLET_PER_WINDOW: '0' }).RATE_LIMIT_WALLET_PER_WINDOW, 0)
+  for (const url of ['redis://127.0.0.1:6379', 'rediss://:pass@cache.internal:6380/2']) t.equal(loadConfig({ REDIS_URL: url }).REDIS_URL, url)
+  for (const url of ['127.0.0.1:6379', 'http://cache:6379', 'redis://']) t.throws(() => loadConfig({ REDIS_URL: url }), /REDIS_URL/, url)
+  t.throws(() => loadConfig({ REDIS_URL: 'redis://:pass@[bad' }), { message: /^REDIS_URL is not a valid/ })
+  t.notMatch(String((() => { try { loadConfig({ REDIS_URL: 'redis://:hunter2@[bad' }) } catch (error) { return error } })()), /hunter2/, 'no password in the message')
+  t.throws(() => loadConfig({ RATE_LIMIT_ANONYMOUS_PER_WINDOW: '-1' }), /RATE_LIMIT_ANONYMOUS_PER_WINDOW/)
+  t.throws(() => loadConfig({ RATE_LIMIT_WINDOW_SECONDS: '0' }), /RATE_LIMIT_WINDOW_SECONDS/)
+  t.equal(loadConfig({ RATE_LIMIT_BUILTIN_BEES: ' weather-sensor = 100 , text-summarizer=5' }).RATE_LIMIT_BUILTIN_BEES, ' weather-sensor = 100 , text-summarizer=5')
+  for (const [value, problem] of [['weather-sensor', /"weather-sensor" is not id=calls/], ['weather-sensor=0', /calls per minute from 1 to 1000000/],
+    ['weather-sensor=1.5', /not id=calls/], ['Weather=5', /not id=calls/], ['a=1=2', /not id=calls/], ['a=1,a=2', /a is listed twice/]] as const) {
+    t.throws(() => loadConfig({ RATE_LIMIT_BUILTIN_BEES: value }), { message: new RegExp(`^RATE_LIMIT_BUILTIN_BEES: .*${problem.source}`) }, value)
+  }
+})

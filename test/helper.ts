@@ -9,6 +9,15 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` }
 /** Encrypts signing secrets at rest; PostgreSQL requires one. */
 export const SECRETS_KEY = Buffer.alloc(32, 0x5e).toString('base64')
+/**
+ * Per-caller limits so high no test meets them, yet checked on every request: a suite makes thousands of
+ * calls from one address. Tests of the limits set their own.
+ */
+export const UNREACHED_RATE_LIMITS = {
+  RATE_LIMIT_ANONYMOUS_PER_WINDOW: '1000000',
+  RATE_LIMIT_WALLET_PER_WINDOW: '1000000',
+  RATE_LIMIT_PUBLISHER_PER_WINDOW: '1000000'
+}
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -29,6 +38,7 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
     SECRETS_KEY,
     // Nothing listens on port 9 (discard): a test that forgets its fake upstream fails fast.
     OPEN_METEO_URL: 'http://127.0.0.1:9',
+    ...UNREACHED_RATE_LIMITS,
     ...options.env
   })
   const lines = options.logLines

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { adminHeaders } from './helper.js'
+import { startFakeBee } from './fake-bee.js'
+import { adminHeaders, build } from './helper.js'
 
 export const shoutInput = {
   type: 'object',
@@ -24,6 +25,15 @@ export const draft07Input = {
   },
   required: ['text'],
   definitions: { text: { type: 'string', minLength: 1 } }
+}
+
+/** The app, allowed to call a fake Bee on 127.0.0.1 (closed when the test ends), and a publisher. */
+export async function publishingSetup (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
+  const fake = await startFakeBee()
+  t.teardown(fake.close)
+  const app = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1', ...env } })
+  const publisher = await createPublisher(app)
+  return { app, fake, publisher }
 }
 
 export async function createPublisher (app: FastifyInstance, name = 'Acme') {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { ADMIN_TOKEN, SECRETS_KEY } from './helper.js'
+import { ADMIN_TOKEN, SECRETS_KEY, UNREACHED_RATE_LIMITS } from './helper.js'
 import { freePort } from './free-port.js'
 
 export interface ServerProcess {
@@ -19,7 +19,7 @@ export interface ServerProcess {
 export async function startServer (env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort()
   const child = spawn(process.execPath, [...process.execArgv, 'src/server.ts'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, SECRETS_KEY, ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, SECRETS_KEY, ...UNREACHED_RATE_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   let output = ''

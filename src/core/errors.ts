@@ -21,6 +21,17 @@ export class ApiError extends Error {
   }
 }
 
+/** A 429: the body says when to retry (`retryAfter`, seconds), and HTTP says it in Retry-After too. */
+export class RateLimitedError extends ApiError {
+  readonly retryAfterSeconds: number
+
+  constructor (code: string, message: string, retryAfterSeconds: number) {
+    super(429, code, message, { retryAfter: retryAfterSeconds })
+    this.name = 'RateLimitedError'
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
 /** The standard error body: `error` is the status text, `code` the stable identifier the README lists. */
 export function errorBody (status: number, code: string, message: string, extra?: Record<string, unknown>) {
   return { error: STATUS_CODES[status] ?? 'Error', code, message, ...extra }

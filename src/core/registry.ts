@@ -41,6 +41,8 @@ export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema
   lastUpdated?: string
   /** What its execution may fail with besides the pipeline's refusals (its upstream's 502 and 504), for its execute route's documentation. */
   errors?: ErrorCodes
+  /** The most calls a minute the Bee takes from all callers together (set by its publisher); absent or null: no limit. */
+  callsPerMinute?: number | null
   execute (input: Static<In>, context: BeeContext): Promise<BeeOutcome<Static<Out>>>
 }
 
@@ -54,6 +56,8 @@ export interface RegisteredBee {
   validateOutput: ValidateFunction
   /** Built-in Bees run in-process (a bad output is our 500); published ones run remotely (their 502). */
   remote: boolean
+  /** The Bee's own rate limit, in calls a minute from all callers together (its publisher's, or the operator's for a built-in); null: none. */
+  callsPerMinute: number | null
 }
 
 export interface BeeFilter {
@@ -75,9 +79,15 @@ export const executePath = (id: string) => `/api/bees/${id}/execute`
  */
 export class Registry {
   readonly #bees = new Map<string, RegisteredBee>()
+  readonly #builtinLimits: ReadonlyMap<string, number>
   #sorted: RegisteredBee[] | null = null
   #version = 0
   readonly #listeners = new Set<() => void>()
+
+  /** `builtinLimits`: the operator's calls-a-minute limits of built-in Bees, by id (RATE_LIMIT_BUILTIN_BEES). */
+  constructor (builtinLimits: ReadonlyMap<string, number> = new Map()) {
+    this.#builtinLimits = builtinLimits
+  }
 
   get version (): number {
     return this.#version
@@ -89,7 +99,8 @@ export class Registry {
     if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
     const paid = definition.pricing.type === 'pay-per-use'
     if (paid && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
-    const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, ...metadata } = definition
+    const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute, ...metadata } = definition
+    const remote = options.remote === true
     const entry: RegisteredBee = {
       record: {
         ...metadata,
@@ -107,7 +118,8 @@ export class Registry {
       // Compiled anew for every version, and freed with it (see compileBodySchema).
       validateInput: compileBodySchema(inputSchema),
       validateOutput: compileBodySchema(outputSchema),
-      remote: options.remote === true
+      remote,
+      callsPerMinute: (remote ? undefined : this.#builtinLimits.get(definition.id)) ?? callsPerMinute ?? null
     }
     this.#bees.set(definition.id, entry)
     this.#changed()

@@ -90,6 +90,18 @@ export const BeeRecord = shared('Bee', Type.Object({
 }, { description: 'A Bee: a capability with declared input and output schemas.' }))
 export type BeeRecord = Static<typeof BeeRecord>
 
+/** Most calls a minute a Bee's own limit may allow: beyond it a limit would spare no upstream. */
+export const MAX_CALLS_PER_MINUTE = 1_000_000
+
+export const BeeRateLimit = Type.Object({
+  callsPerMinute: Type.Integer({
+    minimum: 1,
+    maximum: MAX_CALLS_PER_MINUTE,
+    description: 'The most calls a minute the Bee takes from all callers together, on every door (HTTP, MCP, A2A); the ' +
+      'next call in that minute gets 429 BEE_RATE_LIMITED and is not charged. It spares the upstream.'
+  })
+}, { additionalProperties: false, description: 'A limit on calls to the Bee, counted across all its callers.' })
+
 /**
  * A shared shape with more fields after its own, typed as both: `allOf` of the shape by `$ref` and the
  * rest, which the serializer merges in that order.
@@ -100,7 +112,12 @@ const extended = <T extends SharedSchema, P extends TProperties>(base: T, more: 
 /** The details of a Bee only its owner and the operator see. */
 const ManagedFields = {
   upstreamEndpoint: NullableString({ description: 'Where Apiary forwards calls (published Bees); null for built-ins.' }),
-  ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' })
+  ownerEmail: NullableString({ description: 'E-mail address of the owner; null for built-ins.' }),
+  rateLimit: Type.Unsafe<Static<typeof BeeRateLimit> | null>({
+    ...BeeRateLimit,
+    nullable: true,
+    description: 'The Bee\'s own limit on calls from all callers together (its publisher\'s, or the operator\'s for a built-in); null: none.'
+  })
 }
 
 /** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
@@ -160,6 +177,10 @@ export const ValidationErrorBody = shared('ValidationError', extended(ErrorBody,
     reason: Type.String({ description: 'Why the value was refused.' })
   }), { description: 'Each field that failed validation (absent when the body is missing or not JSON).' }))
 }, 'An error, naming the fields that failed validation.'))
+
+export const RateLimitedBody = shared('RateLimited', extended(ErrorBody, {
+  retryAfter: Type.Integer({ minimum: 0, description: 'Seconds to wait before retrying (the Retry-After header says the same).' })
+}, 'Too many requests: RATE_LIMITED (this caller\'s limit) or BEE_RATE_LIMITED (a Bee\'s own limit, all callers together). Nothing was charged.'))
 
 export const PaymentRequiredBody = shared('PaymentRequired', extended(ErrorBody, {
   transactionDetails: Type.Object({

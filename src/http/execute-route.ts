@@ -9,6 +9,7 @@ import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEA
 import { baseUrlOf } from './base-url.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
 import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, UNSUPPORTED_MEDIA_TYPE } from './refusals.js'
+import { EXECUTE_RATE_LIMIT_CODES, executeRateLimitedResponse } from './rate-limited-response.js'
 import { walletTokenOf } from './wallet-token.js'
 
 /** The x402 payment a request presents in PAYMENT-SIGNATURE, decoded; undefined when x402 is off or none was sent. */
@@ -58,6 +59,13 @@ async function validateBody (request: FastifyRequest): Promise<void> {
   if (request.execution === null) return
   const valid = request.server.executor.validate(request.execution, request.body)
   if (!valid.ok) throw valid.error
+}
+
+/** preHandler after the idempotency claim (a replay never counts) and before the hold: the Bee's own rate limit. */
+async function limitBee (request: FastifyRequest): Promise<void> {
+  if (request.execution === null) return
+  const limited = await request.server.executor.limit(request.execution)
+  if (!limited.ok) throw limited.error
 }
 
 /**
@@ -132,6 +140,7 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
     413: BODY_CODES[413],
     415: BODY_CODES[415],
     422: ['IDEMPOTENCY_KEY_REUSED'],
+    429: EXECUTE_RATE_LIMIT_CODES,
     500: bee?.remote === true ? ['INTERNAL_ERROR'] : ['INTERNAL_ERROR', 'BEE_OUTPUT_INVALID'],
     ...upstream
   }
@@ -189,6 +198,7 @@ function executeResponses (result: TSchema, bee: RegisteredBee | undefined, upst
   const paid = bee === undefined || bee.paid
   const refusals = Object.entries(executeErrorCodes(bee, upstream, x402)).map(([status, codes]) => {
     const { description, ...options } = EXECUTE_ERRORS[Number(status)] ?? { description: '' }
+    if (status === '429') return [status, executeRateLimitedResponse]
     if (status === '402' && x402) {
       return [status, { ...refusal(description, codes, { ...options, name: 'PaymentRequiredX402' }), headers: X402_OFFER_HEADERS }]
     }
@@ -207,6 +217,7 @@ function pipelineHooks (fastify: FastifyInstance, options: { validate: boolean, 
     preHandler: [
       ...(options.validate ? [validateBody] : []),
       fastify.claimIdempotencyKey,
+      limitBee,
       ...(options.paid ? [fastify.chargeForCall] : [])
     ],
     onSend: fastify.settleIdempotencyKey

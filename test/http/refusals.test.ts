@@ -51,6 +51,7 @@ function codesInSource (): Map<string, Set<string>> {
     for (const match of text.matchAll(/new ApiError\(\s*([^,]+?),\s*'([A-Z0-9_]+)'/g)) add(match[2] as string, /^\d{3}$/.test(match[1] as string) ? match[1] as string : 'any')
     for (const match of text.matchAll(/\brefused\('([A-Z0-9_]+)'/g)) add(match[1] as string, '400')
     for (const match of text.matchAll(/paymentRequired\([^']*'([A-Z0-9_]+)'/g)) add(match[1] as string, '402')
+    for (const match of text.matchAll(/new RateLimitedError\('([A-Z0-9_]+)'/g)) add(match[1] as string, '429')
     for (const match of text.matchAll(/\bsend\(reply, (\d{3}), '([A-Z0-9_]+)'/g)) add(match[2] as string, match[1] as string)
     if (file.endsWith('plugins/errors.ts')) for (const match of text.matchAll(/code: '([A-Z0-9_]+)'/g)) add(match[1] as string, 'any')
   }

@@ -1,7 +1,9 @@
 import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
+import type { BeeLimiter } from '../limits/bee-limiter.js'
 import type { Registry } from '../registry.js'
 import { admit, validateInput, type Admission } from './admission.js'
+import { limitBeeCalls } from './bee-limit.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
 import { holdPayment, type PaymentOptions } from './payment.js'
 import { runAndSell } from './sale.js'
@@ -12,10 +14,12 @@ export interface ExecutorOptions {
   ledger: Ledger
   idempotency: IdempotencyLimits
   payment: PaymentOptions
+  /** Counts the calls to Bees that have a limit of their own (in memory, or shared through Redis). */
+  beeLimiter: BeeLimiter
 }
 
 /**
- * The one execution pipeline: admit → validate → claim the idempotency key → hold → run → check
+ * The one execution pipeline: admit → validate → claim the idempotency key → the Bee's own rate limit → hold → run → check
  * output → Honey → capture | void. `execute` runs it whole for doors that hand over a call at once
  * (MCP, jobs); HTTP's execute routes call the steps from their hooks, so that validation still comes
  * from each Bee's route schema and payment stays a preHandler. Either way the money moves here only.
@@ -45,6 +49,11 @@ export class Executor {
       return claimPayment(ledger, idempotency, payment, execution, input)
     }
     return claimKey(ledger, idempotency, execution, key, input)
+  }
+
+  /** The Bee's own limit, counted across all its callers (429 BEE_RATE_LIMITED); before the hold, so never charged. */
+  limit (execution: Execution): Promise<Step> {
+    return limitBeeCalls(this.#options.beeLimiter, execution)
   }
 
   hold (execution: Execution): Promise<Step> {
@@ -80,6 +89,8 @@ export class Executor {
         const { body, payment } = claimed.replay
         return { ok: true, honey: JSON.parse(body) as Honey, body, replayed: true, charge: null, payment: payment ?? null }
       }
+      const limited = await this.limit(execution)
+      if (!limited.ok) return limited
       const held = await this.hold(execution)
       if (!held.ok) return held
       return await this.run(execution, request.input)

@@ -172,13 +172,21 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
     }
   }
 
+  /** A published Bee's own rate limit, set by its publisher to spare its upstream. */
+  const rateLimits: Migration = {
+    async up (db: Kysely<any>) {
+      await db.schema.alterTable('published_bees').addColumn('calls_per_minute', 'integer', (c) => c.check(sql`calls_per_minute > 0`)).execute()
+    }
+  }
+
   return {
     getMigrations: async () => ({
       '0001_ledger': ledger,
       '0002_publishing': publishing,
       '0003_holds': holds,
       '0004_credentials': credentials,
-      '0006_x402': x402
+      '0006_x402': x402,
+      '0007_rate_limits': rateLimits
     })
   }
 }

@@ -64,6 +64,8 @@ export interface Tables {
     status: BeeStatus
     status_message: string | null
     sunset_at: string | null
+    /** The publisher's limit of calls a minute to the Bee, all callers together; null: none. */
+    calls_per_minute: number | null
     /** The HMAC key the registry signs calls with: it must be usable, so it is stored encrypted (SecretBox), not hashed. */
     signing_secret: string
     /** After a rotation: the replaced signing secret (encrypted too), used until previous_secret_expires_at. */

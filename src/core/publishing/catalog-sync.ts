@@ -58,6 +58,7 @@ export class CatalogSync {
       sunsetAt: bee.sunsetAt,
       lastUpdated: bee.updatedAt,
       errors: PROXY_ERRORS,
+      callsPerMinute: bee.callsPerMinute,
       execute: (input, context) => proxy.call({
         beeId: bee.id,
         endpoint: bee.endpoint,

@@ -68,10 +68,11 @@ export function shareComponents (document: OpenAPIV3.Document): OpenAPIV3.Docume
       '$ref' in parameter || parameter.in !== 'header' ? parameter : parameters.place(parameter.name, parameter))
     for (const [status, response] of Object.entries(operation.responses)) {
       if ('$ref' in response) continue
-      const { headers: given } = response
-      for (const [name, header] of Object.entries(given ?? {})) if (given !== undefined && !('$ref' in header)) given[name] = headers.place(name, header)
+      // Placed as counted, headers inline; the listed response's headers become references just below.
       const name = named.get(response)
       if (name !== undefined) operation.responses[status] = responses.place(name, response)
+      const { headers: given } = response
+      for (const [name, header] of Object.entries(given ?? {})) if (given !== undefined && !('$ref' in header)) given[name] = headers.place(name, header)
     }
   }
   document.components = { ...document.components, responses: responses.listed, headers: headers.listed, parameters: parameters.listed }

@@ -11,7 +11,7 @@ import { checkLoadable } from '../../core/publishing/schema-checks.js'
 import { toInputSchema, toOutputSchema } from '../../core/publishing/schema-conversion.js'
 import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BeeId, BeeIdParams, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum } from '../../core/schemas.js'
+import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum } from '../../core/schemas.js'
 import { BEE_NOT_FOUND, BODY_CODES, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 /**
@@ -45,7 +45,8 @@ const PublishBody = Type.Object({
   id: BeeId,
   ...BeeFields,
   colony: Type.Optional(BeeFields.colony),
-  config: Type.Optional(BeeFields.config)
+  config: Type.Optional(BeeFields.config),
+  rateLimit: Type.Optional(BeeRateLimit)
 }, {
   description: 'A Bee to publish.',
   examples: [{
@@ -70,6 +71,11 @@ const PatchBody = Type.Object({
   outputSchema: Type.Optional(BeeFields.outputSchema),
   pricing: Type.Optional(BeeFields.pricing),
   config: Type.Optional(BeeFields.config),
+  rateLimit: Type.Optional(Type.Unsafe<Static<typeof BeeRateLimit> | null>({
+    ...BeeRateLimit,
+    nullable: true,
+    description: 'A new limit on calls from all callers together, or null to remove it.'
+  })),
   status: Type.Optional(BeeStatus),
   statusMessage: Type.Optional(Type.Unsafe<string | null>({ type: 'string', nullable: true, maxLength: 500, description: 'Why the Bee is inactive or deprecated.' })),
   sunsetAt: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering: an RFC 3339 date-time that exists (no leap second).' }))
@@ -134,7 +140,12 @@ function checkDocumentShare (bee: StoredBee, maxBytes: number): void {
 
 /** What the owner and the operator see of a Bee. */
 function managed (bee: RegisteredBee, stored: StoredBee | undefined): Static<typeof ManagedBee> {
-  return { ...bee.record, upstreamEndpoint: stored?.endpoint ?? null, ownerEmail: stored?.ownerEmail ?? null }
+  return {
+    ...bee.record,
+    upstreamEndpoint: stored?.endpoint ?? null,
+    ownerEmail: stored?.ownerEmail ?? null,
+    rateLimit: bee.callsPerMinute === null ? null : { callsPerMinute: bee.callsPerMinute }
+  }
 }
 
 /** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
@@ -205,6 +216,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       status: 'active',
       statusMessage: null,
       sunsetAt: null,
+      callsPerMinute: body.rateLimit?.callsPerMinute ?? null,
       signingSecret: newSecret('bsk'),
       version: 1,
       createdAt: now,
@@ -277,6 +289,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       outputSchema: body.outputSchema === undefined ? keptSchema(stored.outputSchema, 'outputSchema') : schemaOf(() => toOutputSchema(body.outputSchema)),
       pricing: body.pricing === undefined ? stored.pricing : priceOf(body.pricing, config.PRICE_CURRENCY),
       primaryServices: body.config?.primaryServices ?? stored.primaryServices,
+      callsPerMinute: body.rateLimit === undefined ? stored.callsPerMinute : body.rateLimit?.callsPerMinute ?? null,
       version: stored.version + 1,
       updatedAt: now
     }

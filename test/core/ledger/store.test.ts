@@ -73,6 +73,8 @@ for (const backend of backends) {
       const wallet = await fresh(1_500_000)
       tt.match(wallet, { balance: 1.5, currency: 'USD', frozen: false })
       tt.same(await store.wallets.getByToken(hashSecret(wallet.token)), await store.wallets.get(wallet.id))
+      tt.equal(await store.wallets.idByToken(hashSecret(wallet.token)), wallet.id)
+      tt.equal(await store.wallets.idByToken(hashSecret('awt_unknown')), null)
       tt.match(await store.wallets.deposit(wallet.id, 250_000, 'req-1'), { ok: true, wallet: { balance: 1.75 } })
       tt.same(await store.wallets.deposit('wal_missing', 1, null), { ok: false, reason: 'WALLET_NOT_FOUND' })
       tt.equal(await store.wallets.get('wal_missing'), null)
@@ -265,6 +267,7 @@ for (const backend of backends) {
       status: 'active' as const,
       statusMessage: null,
       sunsetAt: null,
+      callsPerMinute: 90,
       signingSecret: 'bsk_x',
       previousSigningSecret: null,
       previousSecretExpiresAt: null,

@@ -41,6 +41,7 @@ function storedBee (id: string, owner: { id: string, email: string }, extra: Par
     status: 'active',
     statusMessage: null,
     sunsetAt: null,
+    callsPerMinute: null,
     signingSecret: 'bsk_legacy',
     version: 1,
     createdAt: now,

@@ -1,18 +1,10 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { test } from 'tap'
 import { adminHeaders, balanceOf, build, createWallet } from '../../helper.js'
-import { signatureIsValid, startFakeBee } from '../../fake-bee.js'
-import { beeBody, createPublisher, draft07Input, publish, shoutInput, shoutOutput } from '../../publishing-helper.js'
+import { signatureIsValid } from '../../fake-bee.js'
+import { beeBody, createPublisher, draft07Input, publish, publishingSetup, shoutInput, shoutOutput } from '../../publishing-helper.js'
 
-const allow = { EGRESS_ALLOWLIST: '127.0.0.1', REMOTE_BEE_TIMEOUT_MS: '300' }
-
-async function setup (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
-  const fake = await startFakeBee()
-  t.teardown(fake.close)
-  const app = await build(t, { env: { ...allow, ...env } })
-  const publisher = await createPublisher(app)
-  return { app, fake, publisher }
-}
+const setup = (t: Parameters<typeof build>[0], env: Record<string, string> = {}) => publishingSetup(t, { REMOTE_BEE_TIMEOUT_MS: '300', ...env })
 
 test('the operator issues publisher keys; nobody else can', async (t) => {
   const app = await build(t)

@@ -25,6 +25,8 @@ export interface StoredBee {
   status: BeeStatus
   statusMessage: string | null
   sunsetAt: string | null
+  /** The most calls a minute the Bee takes from all callers together, to spare its upstream; null: no limit. */
+  callsPerMinute: number | null
   signingSecret: string
   /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
   previousSigningSecret?: string | null

@@ -50,6 +50,11 @@ export function sqlWalletRepository (db: Kysely<Tables>): WalletRepository {
       return row === undefined ? null : toWallet(row)
     },
 
+    async idByToken (tokenHash) {
+      const row = await db.selectFrom('wallets').select('id').where('token_hash', '=', tokenHash).executeTakeFirst()
+      return row?.id ?? null
+    },
+
     async list ({ limit, cursor }) {
       const after = cursor === undefined ? undefined : decodeCursor(cursor, walletIdShape)
       if (after === null) return INVALID_CURSOR

@@ -24,6 +24,8 @@ export interface WalletRepository {
   create (wallet: NewWallet): Promise<CreateOutcome>
   get (id: string): Promise<Wallet | null>
   getByToken (tokenHash: string): Promise<Wallet | null>
+  /** The id of the wallet with this token: one indexed read, without the balance and holds getByToken adds up. */
+  idByToken (tokenHash: string): Promise<string | null>
   /** Wallets in id order. */
   list (page: PageRequest): Promise<PageOutcome<Wallet>>
   setFrozen (walletId: string, frozen: boolean): Promise<Wallet | null>

@@ -1,0 +1,83 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit'
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { RateLimitedError } from '../src/core/errors.js'
+import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
+import { bearerOf } from '../src/http/bearer.js'
+import { rateLimitedResponse } from '../src/http/rate-limited-response.js'
+import { walletTokenOf } from '../src/http/wallet-token.js'
+
+/** Who a request is counted as: its wallet, its publisher (or the operator), or its client address. */
+type CallerClass = 'wallet' | 'publisher' | 'anonymous'
+
+const counted: Record<CallerClass, string> = { wallet: 'this wallet', publisher: 'this key', anonymous: 'this address' }
+
+/**
+ * Per-caller rate limits on every route but /health and /ready (route config `rateLimit: false`),
+ * checked first in onRequest: before credentials are checked, the body is read or anything is held,
+ * so a limited request costs almost nothing and is never charged. A request counts against its wallet,
+ * else its publisher key or admin token, else its client address; a credential counts only if it is
+ * valid, or anyone could dodge the address's limit with a made-up token per request. Keys name wallets
+ * and publishers by id, never by a secret. With REDIS_URL the counters are shared by every instance.
+ */
+export default fp(async (fastify) => {
+  const { config, ledger, redis } = fastify
+  const limits: Record<CallerClass, number> = {
+    wallet: config.RATE_LIMIT_WALLET_PER_WINDOW,
+    publisher: config.RATE_LIMIT_PUBLISHER_PER_WINDOW,
+    anonymous: config.RATE_LIMIT_ANONYMOUS_PER_WINDOW
+  }
+  if (Object.values(limits).every((limit) => limit === 0)) return
+  const classes = new WeakMap<FastifyRequest, CallerClass>()
+
+  async function identify (request: FastifyRequest): Promise<[CallerClass, string]> {
+    const token = walletTokenOf(request)
+    const walletId = token === undefined ? null : await ledger.wallets.idByToken(hashSecret(token))
+    if (walletId !== null) return ['wallet', walletId]
+    const bearer = bearerOf(request)
+    if (bearer === undefined) return ['anonymous', normalizeIP(request.ip)]
+    if (config.ADMIN_TOKEN !== undefined && secretsMatch(bearer, config.ADMIN_TOKEN)) return ['publisher', 'admin']
+    const publisher = await ledger.catalog.publisherByKey(hashSecret(bearer))
+    return publisher === null ? ['anonymous', normalizeIP(request.ip)] : ['publisher', publisher.id]
+  }
+
+  async function keyOf (request: FastifyRequest): Promise<string> {
+    let caller: [CallerClass, string]
+    try {
+      caller = await identify(request)
+    } catch (error) {
+      // The ledger is down: the route will say so; meanwhile the caller counts as its address.
+      request.log.warn({ err: error }, 'rate limit: credential lookup failed, counting the client address')
+      caller = ['anonymous', normalizeIP(request.ip)]
+    }
+    classes.set(request, caller[0])
+    return `${caller[0]}:${caller[1]}`
+  }
+  const classOf = (request: FastifyRequest) => classes.get(request) ?? 'anonymous'
+
+  await fastify.register(rateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+    keyGenerator: keyOf,
+    max: (request) => limits[classOf(request)],
+    allowList: (request) => limits[classOf(request)] === 0,
+    ...(redis === null ? {} : { redis, nameSpace: 'apiary:rate-limit:' }),
+    // Redis unreachable: serve without limits rather than fail every request.
+    skipOnError: true,
+    errorResponseBuilder: (request, context) => {
+      const retryAfter = Math.ceil(context.ttl / 1000)
+      return new RateLimitedError('RATE_LIMITED', `Too many requests from ${counted[classOf(request)]}: at most ${context.max} every ` +
+        `${config.RATE_LIMIT_WINDOW_SECONDS} s. Retry in ${retryAfter} s (Retry-After); nothing was charged.`, retryAfter)
+    }
+  })
+
+  const limit = fastify.rateLimit()
+  fastify.addHook('onRoute', (route) => {
+    if (route.config?.rateLimit === false) return
+    // First of the route's onRequest hooks, so it comes before the credential checks too.
+    route.onRequest = [limit, ...[route.onRequest ?? []].flat()]
+    const responses = route.schema?.response as Record<string, unknown> | undefined
+    if (responses !== undefined && responses[429] === undefined) responses[429] = rateLimitedResponse
+  })
+}, { name: 'rate-limit', dependencies: ['config', 'errors', 'ledger', 'redis'] })

@@ -1,0 +1,34 @@
+/** A Bee's limit counts calls in fixed windows of a minute from the first call, as the per-caller limits do. */
+export const BEE_WINDOW_MS = 60_000
+
+/** Whether one more call to a Bee fits its limit; when not, how long until its window ends. */
+export type BeeLimitDecision = { allowed: true } | { allowed: false, retryAfterSeconds: number }
+
+/**
+ * Counts the calls to each Bee from all callers together, against the limit its publisher (or the
+ * operator) set to spare its upstream. One instance counts in memory; several share Redis.
+ */
+export interface BeeLimiter {
+  /** Counts one call to `beeId` and says whether it is within `callsPerMinute`. */
+  take (beeId: string, callsPerMinute: number): Promise<BeeLimitDecision>
+}
+
+export function decide (count: number, callsPerMinute: number, remainingMs: number): BeeLimitDecision {
+  return count <= callsPerMinute ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(remainingMs / 1000)) }
+}
+
+/** The counters of one instance. */
+export class MemoryBeeLimiter implements BeeLimiter {
+  readonly #windows = new Map<string, { count: number, endsAt: number }>()
+
+  async take (beeId: string, callsPerMinute: number): Promise<BeeLimitDecision> {
+    const now = Date.now()
+    let window = this.#windows.get(beeId)
+    if (window === undefined || window.endsAt <= now) {
+      window = { count: 0, endsAt: now + BEE_WINDOW_MS }
+      this.#windows.set(beeId, window)
+    }
+    window.count++
+    return decide(window.count, callsPerMinute, window.endsAt - now)
+  }
+}

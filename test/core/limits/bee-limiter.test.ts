@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { test } from 'tap'
+import { MemoryBeeLimiter, type BeeLimiter } from '../../../src/core/limits/bee-limiter.js'
+import { RedisBeeLimiter } from '../../../src/core/limits/redis-bee-limiter.js'
+
+const redisUrl = process.env.TEST_REDIS_URL
+const redisSkip = redisUrl === undefined || redisUrl === '' ? 'TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379)' : false
+
+/** Takes `n` calls to one Bee and returns whether each was allowed. */
+async function takes (limiter: BeeLimiter, beeId: string, perMinute: number, n: number): Promise<boolean[]> {
+  const allowed: boolean[] = []
+  for (let i = 0; i < n; i++) allowed.push((await limiter.take(beeId, perMinute)).allowed)
+  return allowed
+}
+
+test('in memory: the first calls of the minute up to the limit pass, then the rest of the minute is refused', async (t) => {
+  const limiter = new MemoryBeeLimiter()
+  t.same(await takes(limiter, 'a', 2, 4), [true, true, false, false])
+  t.same(await takes(limiter, 'b', 1, 1), [true], 'each Bee counts on its own')
+  const refused = await limiter.take('a', 2)
+  t.ok(!refused.allowed && refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60, 'retry when the minute ends')
+  t.same(await takes(limiter, 'a', 10, 1), [true], 'a raised limit lets the next call through within the same minute')
+})
+
+test('in Redis: instances count together, and concurrent calls never let more than the limit through', { skip: redisSkip }, async (t) => {
+  const [one, two] = [new Redis(redisUrl as string), new Redis(redisUrl as string)]
+  t.teardown(async () => { await one.quit(); await two.quit() })
+  // Counters outlive a run: each run counts under a prefix of its own.
+  const prefix = `apiary-test:${randomBytes(6).toString('hex')}:`
+  const [a, b] = [new RedisBeeLimiter(one, prefix), new RedisBeeLimiter(two, prefix)]
+  const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).take('shared', 15)))
+  t.equal(decisions.filter((decision) => decision.allowed).length, 15, 'exactly the limit, across both')
+  const refused = decisions.find((decision) => !decision.allowed)
+  t.ok(refused !== undefined && !refused.allowed && refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60)
+  const ttl = await one.pttl(`${prefix}shared`)
+  t.ok(ttl > 0 && ttl <= 60_000, 'the counter expires with its minute')
+})
