@@ -128,6 +128,10 @@ export const ConfigSchema = Type.Object({
     description: 'How long a running preparation\'s claim lasts without a heartbeat (sent every third of it); after that its ' +
       'worker counts as dead and another run takes the job over.'
   }),
+  PREPARATION_QUEUE_SCHEMA: Type.Optional(Type.String({
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description: 'With PostgreSQL: the schema of pg-boss\'s job tables; unset, the ledger\'s schema with _jobs (public_jobs).'
+  })),
   PREPARATION_POLL_MS: Type.Integer({ minimum: 50, default: 1000, description: 'How often an idle worker looks for due preparations (SQLite queue and pg-boss).' }),
   WALLET_DOCS_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',

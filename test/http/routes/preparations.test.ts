@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
+import { postgresBackend, postgresSkip } from '../../databases.js'
 import { startFakeSite, type FakeSite } from '../../fake-site.js'
 import { adminHeaders, build } from '../../helper.js'
 import { createPublisher } from '../../publishing-helper.js'
@@ -141,4 +142,15 @@ test('bad submissions, paging, and a site that fails', async (t) => {
   t.match(record, { status: 'queued', attempts: 1, error: { code: 'ROBOTS_UNAVAILABLE' } }, 'the error says why, and the job waits for its retry')
   t.match((await app.inject({ method: 'POST', url: `/api/preparations/${unreachable.id}/retry`, headers: adminHeaders })).json(),
     { code: 'PREPARATION_STATE' }, 'a queued job is not retried by hand')
+})
+
+test('on PostgreSQL the job goes through pg-boss and completes the same', { skip: postgresSkip }, async (t) => {
+  const database = await postgresBackend()
+  t.teardown(database.drop)
+  const site = await startFakeSite()
+  t.teardown(site.close)
+  const app = await build(t, { env: { ...env, DATABASE_URL: database.url } })
+  const owner = await createPublisher(app, 'Crumb')
+  const created = (await app.inject({ method: 'POST', url: '/api/preparations', headers: owner.headers, payload: submission(site) })).json<Prepared>()
+  t.match(await settled(app, created.id, owner.headers), { status: 'completed', attempts: 1, outputFiles: { llmsTxt: /^# Crumb & Co\n/ } })
 })
