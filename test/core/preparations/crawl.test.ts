@@ -100,6 +100,10 @@ test('llms.txt, JSON-LD and the agent manifest from the crawl', async (t) => {
   t.same(manifest.contactPoints.map((point: { value: string }) => point.value), ['hello@crumb.test', '+15550100'])
   t.same(manifest.forms[0].fields.map((field: { name: string }) => field.name), ['name', 'email', 'message'], 'hidden fields are left out')
   t.equal(manifest.forms[0].method, 'POST')
+  t.equal(manifest.forms[0].fields[0].type, 'text', 'an input without a type is a text field')
+  const servicesText = result.pages[1]?.mainText ?? ''
+  t.match(servicesText, /^We offer bread subscriptions/, 'the main text is the page\'s running text: no navigation, no headings')
+  t.notMatch(servicesText, /Home|Order a cake/)
 })
 
 test('a site offering nothing machine-usable gets an empty agent manifest, and still Organization JSON-LD', async (t) => {

@@ -50,15 +50,27 @@ function absolute (href: string | undefined, base: URL): URL | null {
   }
 }
 
+/** Blocks of running text; headings are left out, as they read as fragments once the text is summarized. */
+const TEXT_BLOCKS = 'p, li, dt, dd, blockquote, figcaption, td, th'
+
+/** The text of `root`'s outermost text blocks, one a line, or all its text when it has none. */
+function blockText ($: CheerioAPI, root: ReturnType<CheerioAPI>): string {
+  const blocks = root.find(TEXT_BLOCKS).toArray().filter((element) => $(element).parents(TEXT_BLOCKS).length === 0)
+  const lines = blocks.map((element) => squash($(element).text())).filter((line) => line !== '')
+  return lines.length > 0 ? lines.join('\n') : squash(root.text())
+}
+
 /** The main text: Readability's article when it finds one, else the text of <main> or <body>. */
 function mainTextOf (html: string, $: CheerioAPI): string {
   const { document } = parseHTML(html)
   const article = new Readability(document as never).parse()
-  const text = squash(article?.textContent ?? '')
-  if (text.length >= MIN_ARTICLE_CHARS) return text
+  if (typeof article?.content === 'string' && squash(article.textContent ?? '').length >= MIN_ARTICLE_CHARS) {
+    const $article = load(article.content)
+    return blockText($article, $article.root())
+  }
   const body = $('main').length > 0 ? $('main') : $('body')
   body.find('script, style, noscript, template, nav, footer, form').remove()
-  return squash(body.text())
+  return blockText($, body)
 }
 
 function formsOf ($: CheerioAPI, base: URL): FoundForm[] {
@@ -69,7 +81,8 @@ function formsOf ($: CheerioAPI, base: URL): FoundForm[] {
     const fields = element.find('input, textarea, select').toArray().flatMap((field) => {
       const input = $(field)
       const name = input.attr('name')
-      const type = (input.attr('type') ?? field.tagName).toLowerCase()
+      // An <input> without a type is a text field.
+      const type = (input.attr('type') ?? (field.tagName === 'input' ? 'text' : field.tagName)).toLowerCase()
       if (name === undefined || ['hidden', 'submit', 'button', 'image', 'reset'].includes(type)) return []
       return [{ name, type, required: input.attr('required') !== undefined }]
     })
