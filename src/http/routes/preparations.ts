@@ -249,41 +249,41 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return edited
   })
 
-  fastify.post('/preparations/:id/retry', {
-    schema: {
-      tags,
-      security,
-      operationId: 'retry-preparation',
+  /** The actions that only move a record on: retry queues it again, cancel stops it. */
+  const actions = [
+    {
+      action: 'retry',
       summary: 'Run a preparation again',
       description: 'Queues a failed, canceled or completed preparation again, with its attempts counted from zero.',
-      params: IdParams,
-      response: { 200: Preparation, ...errors, ...stateConflict }
+      change: () => requeued(now())
     },
-    onRequest: fastify.requirePrincipal
-  }, async (request) => {
-    const { id } = request.params
-    await owned(request, id)
-    const retried = await act(id, 'retry', requeued(now()))
-    await preparationQueue.enqueue(id)
-    return retried
-  })
-
-  fastify.post('/preparations/:id/cancel', {
-    schema: {
-      tags,
-      security,
-      operationId: 'cancel-preparation',
+    {
+      action: 'cancel',
       summary: 'Cancel a queued or running preparation',
       description: 'A running job stops at its next step. The record stays (retry it, or DELETE it).',
-      params: IdParams,
-      response: { 200: Preparation, ...errors, ...stateConflict }
-    },
-    onRequest: fastify.requirePrincipal
-  }, async (request) => {
-    const { id } = request.params
-    await owned(request, id)
-    return await act(id, 'cancel', { status: 'canceled', updatedAt: now() })
-  })
+      change: (): PreparationChange => ({ status: 'canceled', updatedAt: now() })
+    }
+  ] as const
+  for (const { action, summary, description, change } of actions) {
+    fastify.post(`/preparations/:id/${action}`, {
+      schema: {
+        tags,
+        security,
+        operationId: `${action}-preparation`,
+        summary,
+        description,
+        params: IdParams,
+        response: { 200: Preparation, ...errors, ...stateConflict }
+      },
+      onRequest: fastify.requirePrincipal
+    }, async (request) => {
+      const { id } = request.params
+      await owned(request, id)
+      const changed = await act(id, action, change())
+      if (changed.status === 'queued') await preparationQueue.enqueue(id)
+      return changed
+    })
+  }
 
   fastify.delete('/preparations/:id', {
     schema: {

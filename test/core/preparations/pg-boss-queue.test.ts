@@ -1,12 +1,10 @@
 import { test } from 'tap'
 import { openStore } from '../../../src/core/ledger/open-store.js'
-import { newPreparationId, WAITING } from '../../../src/core/preparations/lifecycle.js'
 import { PgBossQueue } from '../../../src/core/preparations/queue/pg-boss-queue.js'
 import { PreparationWorker, type Prepare } from '../../../src/core/preparations/worker.js'
 import { postgresBackend, postgresSkip } from '../../databases.js'
+import { FILES as files, queuedPreparation, SILENT as silent } from './preparation-fixture.js'
 
-const silent = { fatal () {}, error () {}, warn () {}, info () {}, debug () {}, trace () {} }
-const files = { llmsTxt: '# X\n', schemaOrgJsonLd: '{}', agentManifest: '', semanticSummary: '# X\n', notes: '' }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run exactly once; a failed one backs off and is retried',
@@ -45,28 +43,10 @@ test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run ex
 
     const ids: string[] = []
     for (let i = 0; i < 21; i++) {
-      const at = new Date().toISOString()
-      const id = newPreparationId()
+      const preparation = queuedPreparation(i === 20 ? 'flaky' : `site ${i}`)
+      const id = preparation.id
       ids.push(id)
-      await first.ledger.preparations.insert({
-        id,
-        name: i === 20 ? 'flaky' : `site ${i}`,
-        websiteUrl: 'https://x.example/',
-        businessName: 'X',
-        description: 'X.',
-        primaryServices: ['x'],
-        targetAudience: '',
-        notes: '',
-        status: 'queued',
-        ownerId: 'pub_1',
-        ownerEmail: 'o@example.com',
-        createdAt: at,
-        updatedAt: at,
-        outputFiles: null,
-        progress: WAITING,
-        error: null,
-        attempts: 0
-      })
+      await first.ledger.preparations.insert(preparation)
       await (i % 2 === 0 ? first : second).queue.enqueue(id)
     }
 

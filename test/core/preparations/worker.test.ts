@@ -1,36 +1,8 @@
 import { test } from 'tap'
 import { openStore } from '../../../src/core/ledger/open-store.js'
-import { newPreparationId, WAITING } from '../../../src/core/preparations/lifecycle.js'
-import type { Preparation } from '../../../src/core/preparations/schemas.js'
 import { PreparationWorker, type Prepare, type WorkerOptions } from '../../../src/core/preparations/worker.js'
 import { backends } from '../../databases.js'
-
-const silent = { fatal () {}, error () {}, warn () {}, info () {}, debug () {}, trace () {} }
-
-const files = { llmsTxt: '# X\n', schemaOrgJsonLd: '{}', agentManifest: '', semanticSummary: '# X\n', notes: '- crawled' }
-
-function record (): Preparation {
-  const at = new Date().toISOString()
-  return {
-    id: newPreparationId(),
-    name: 'x',
-    websiteUrl: 'https://x.example/',
-    businessName: 'X',
-    description: 'X does x.',
-    primaryServices: ['x'],
-    targetAudience: '',
-    notes: '',
-    status: 'queued',
-    ownerId: 'pub_1',
-    ownerEmail: 'owner@example.com',
-    createdAt: at,
-    updatedAt: at,
-    outputFiles: null,
-    progress: WAITING,
-    error: null,
-    attempts: 0
-  }
-}
+import { FILES as files, queuedPreparation as record, SILENT as silent } from './preparation-fixture.js'
 
 for (const backend of backends) {
   test(`the worker's lifecycle on ${backend.name}`, { skip: backend.skip }, async (t) => {
