@@ -4,6 +4,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
 import { ApiError, errorBody, validationFailed } from '../src/core/errors.js'
+import { PaymentRequiredError } from '../src/core/execution/payment.js'
+import { PAYMENT_REQUIRED_HEADER } from '../src/core/x402/schemas.js'
 import { loggedUrl } from './access-log.js'
 import { baselineHeaders } from './security-headers.js'
 
@@ -50,6 +52,10 @@ function send (reply: FastifyReply, status: number, code: string, message: strin
 function handleError (this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) {
     if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    // x402's HTTP transport: the offer travels in PAYMENT-REQUIRED, next to the spec's 402 body.
+    if (error instanceof PaymentRequiredError && error.offer !== null && request.server.x402 !== null) {
+      reply.header(PAYMENT_REQUIRED_HEADER, request.server.x402.encodeRequired(error.offer))
+    }
     return send(reply, error.statusCode, error.code, error.message, error.extra)
   }
   if (error.validation !== undefined) {

@@ -14,12 +14,12 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  const { config, registry, ledger } = fastify
+  const { config, registry, ledger, x402 } = fastify
   fastify.decorate('executor', new Executor({
     registry,
     ledger,
     idempotency: { ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS },
-    payment: { holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS, walletDocsUrl: config.WALLET_DOCS_URL ?? null }
+    payment: { holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS, walletDocsUrl: config.WALLET_DOCS_URL ?? null, x402: x402?.gate ?? null }
   }))
   fastify.decorateRequest('execution', null)
-}, { name: 'executor', dependencies: ['config', 'ledger', 'registry'] })
+}, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402'] })

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { PAYMENT_RESPONSE_HEADER } from '../src/core/x402/schemas.js'
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../src/http/execution-headers.js'
 
 const PURGE_EVERY_MS = 10 * 60 * 1000
@@ -23,6 +24,9 @@ export default fp(async (fastify) => {
     const claimed = await executor.claim(execution, request.headers[IDEMPOTENCY_HEADER], request.body)
     if (!claimed.ok) throw claimed.error
     if (claimed.replay === null) return undefined
+    const { payment } = claimed.replay
+    // The replay of a call paid with x402 carries the settlement that paid for it, as the first answer did.
+    if (payment != null) reply.header(PAYMENT_RESPONSE_HEADER, fastify.x402?.encodeResponse(payment))
     return reply.code(claimed.replay.status).header(REPLAYED_HEADER, 'true')
       .type('application/json; charset=utf-8').send(claimed.replay.body)
   })
@@ -37,4 +41,4 @@ export default fp(async (fastify) => {
   }, PURGE_EVERY_MS)
   purge.unref()
   fastify.addHook('onClose', async () => { clearInterval(purge) })
-}, { name: 'idempotency', dependencies: ['ledger', 'executor'] })
+}, { name: 'idempotency', dependencies: ['ledger', 'executor', 'x402'] })

@@ -21,6 +21,7 @@ import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
+import x402 from '../plugins/x402.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
@@ -32,6 +33,7 @@ import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
 import walletHolderRoutes from './http/routes/wallet.js'
 import walletAdminRoutes from './http/routes/wallets.js'
+import x402Routes from './http/routes/x402.js'
 
 export interface AppOptions {
   config: Config
@@ -80,6 +82,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
 
   await fastify.register(ledger)
   await fastify.register(catalog)
+  await fastify.register(x402)
   await fastify.register(executor)
   await fastify.register(idempotency)
   await fastify.register(payment)
@@ -96,6 +99,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(preparationRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
+  await fastify.register(x402Routes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
   await fastify.register(a2aRoutes)
   await fastify.register(llmsRoutes)

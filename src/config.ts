@@ -133,6 +133,40 @@ export const ConfigSchema = Type.Object({
     description: 'With PostgreSQL: the schema of pg-boss\'s job tables; unset, the ledger\'s schema with _jobs (public_jobs).'
   })),
   PREPARATION_POLL_MS: Type.Integer({ minimum: 50, default: 1000, description: 'How often an idle worker looks for due preparations (SQLite queue and pg-boss).' }),
+  X402_FACILITATOR_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s]+$',
+    description: 'x402 facilitator (its /verify, /settle and /supported). Set it, X402_NETWORK and X402_PAY_TO to accept x402 ' +
+      'payments for pay-per-use Bees priced in USD; unset: x402 is off.'
+  })),
+  X402_NETWORK: Type.Optional(Type.String({
+    pattern: '^eip155:[1-9][0-9]{0,15}$',
+    description: 'CAIP-2 id of the EVM network payments settle on, e.g. eip155:8453 (Base) or eip155:84532 (Base Sepolia).'
+  })),
+  X402_PAY_TO: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Address that receives x402 payments.' })),
+  X402_ASSET: Type.Optional(Type.String({
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description: 'Token contract of a USD stablecoin payments are made in; unset: the network\'s USDC as @x402/evm knows it.'
+  })),
+  X402_ASSET_NAME: Type.Optional(Type.String({ minLength: 1, description: 'EIP-712 domain name of X402_ASSET, when @x402/evm does not know it.' })),
+  X402_ASSET_VERSION: Type.Optional(Type.String({ minLength: 1, description: 'EIP-712 domain version of X402_ASSET, when @x402/evm does not know it.' })),
+  X402_ASSET_DECIMALS: Type.Integer({
+    minimum: 6,
+    maximum: 36,
+    default: 6,
+    description: 'Decimals of X402_ASSET, when @x402/evm does not know it (at least 6, so every price in micro-units is exact).'
+  }),
+  X402_MAX_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 10,
+    maximum: 3600,
+    default: 300,
+    description: 'How long a signed x402 payment must stay valid: enough to verify it, run the Bee and settle it.'
+  }),
+  X402_FACILITATOR_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'Time limit for one call to the x402 facilitator.'
+  }),
   WALLET_DOCS_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',
     description: 'Page that tells a caller how to get a funded wallet; every 402 links to it (transactionDetails.walletDocs).'
@@ -169,12 +203,22 @@ function checkHoldTimeouts (config: Config): Config {
     throw new Error(`IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS}) must exceed the longest Bee timeout ` +
       `(WEATHER_TIMEOUT_MS, REMOTE_BEE_TIMEOUT_MS: ${longestBeeMs} ms)`)
   }
+  const x402Ms = 2 * config.X402_FACILITATOR_TIMEOUT_MS + longestBeeMs
+  if (x402Enabled(config) && (leaseMs <= x402Ms || config.X402_MAX_TIMEOUT_SECONDS * 1000 <= x402Ms)) {
+    throw new Error(`IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS}) and X402_MAX_TIMEOUT_SECONDS ` +
+      `(${config.X402_MAX_TIMEOUT_SECONDS}) must exceed an x402 call: the longest Bee timeout plus twice X402_FACILITATOR_TIMEOUT_MS (${x402Ms} ms)`)
+  }
   if (config.HOLD_TIMEOUT_SECONDS * 1000 <= leaseMs + longestBeeMs) {
     throw new Error(`HOLD_TIMEOUT_SECONDS (${config.HOLD_TIMEOUT_SECONDS}) must exceed the longest Bee timeout ` +
       `(${longestBeeMs} ms) plus IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS})`)
   }
   return config
 }
+
+const X402_REQUIRED = ['X402_FACILITATOR_URL', 'X402_NETWORK', 'X402_PAY_TO'] as const
+
+/** x402 is on when its three required variables are set (formatProblems refuses a partial set). */
+export const x402Enabled = (config: Config) => X402_REQUIRED.every((name) => config[name] !== undefined)
 
 /**
  * A URL scheme followed by anything: `mysql://…`, `Postgres://…`, `file:…`. A one-letter "scheme" is a
@@ -205,6 +249,16 @@ function formatProblems (config: Config): string[] {
   }
   if (config.WALLET_DOCS_URL !== undefined && !URL.canParse(config.WALLET_DOCS_URL)) {
     problems.push(`WALLET_DOCS_URL: "${config.WALLET_DOCS_URL}" is not a valid URL`)
+  }
+  const x402Set = X402_REQUIRED.filter((name) => config[name] !== undefined)
+  if (x402Set.length > 0 && x402Set.length < X402_REQUIRED.length) {
+    problems.push(`x402 needs all of ${X402_REQUIRED.join(', ')}; missing: ${X402_REQUIRED.filter((name) => config[name] === undefined).join(', ')}`)
+  }
+  if (config.X402_FACILITATOR_URL !== undefined && !URL.canParse(config.X402_FACILITATOR_URL)) {
+    problems.push(`X402_FACILITATOR_URL: "${config.X402_FACILITATOR_URL}" is not a valid URL`)
+  }
+  if ((config.X402_ASSET_NAME === undefined) !== (config.X402_ASSET_VERSION === undefined)) {
+    problems.push('X402_ASSET_NAME and X402_ASSET_VERSION go together: set both (the asset\'s EIP-712 domain) or neither')
   }
   if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
   for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {

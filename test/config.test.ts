@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { loadConfig } from '../src/config.js'
+import { loadConfig, x402Enabled } from '../src/config.js'
 
 const KEY = Buffer.alloc(32, 7).toString('base64')
 
@@ -72,4 +72,18 @@ test('values with a format are checked at start: URLs parse, prices are finite w
   t.throws(() => loadConfig({ PRICE_SENTIMENT_ANALYZER: 'Infinity' }), /PRICE_SENTIMENT_ANALYZER/)
   t.throws(() => loadConfig({ PRICE_SENTIMENT_ANALYZER: '1e400' }), /PRICE_SENTIMENT_ANALYZER/)
   t.equal(loadConfig({ PRICE_WEATHER_SENSOR: '0.000001' }).PRICE_WEATHER_SENSOR, 0.000001)
+})
+
+test('x402 is off unless its three variables are set, and each is checked at start', async (t) => {
+  const on = { X402_FACILITATOR_URL: 'https://facilitator.example', X402_NETWORK: 'eip155:8453', X402_PAY_TO: `0x${'ab'.repeat(20)}` }
+  t.notOk(x402Enabled(loadConfig({})))
+  t.ok(x402Enabled(loadConfig(on)))
+  t.throws(() => loadConfig({ X402_NETWORK: 'eip155:8453' }), /x402 needs all of X402_FACILITATOR_URL, X402_NETWORK, X402_PAY_TO; missing: X402_FACILITATOR_URL, X402_PAY_TO/)
+  t.throws(() => loadConfig({ ...on, X402_NETWORK: 'base' }), /X402_NETWORK/)
+  t.throws(() => loadConfig({ ...on, X402_PAY_TO: '0x1234' }), /X402_PAY_TO/)
+  t.throws(() => loadConfig({ ...on, X402_FACILITATOR_URL: 'ftp://x' }), /X402_FACILITATOR_URL/)
+  t.throws(() => loadConfig({ ...on, X402_ASSET: 'usdc' }), /X402_ASSET/)
+  t.throws(() => loadConfig({ ...on, X402_ASSET_DECIMALS: '2' }), /X402_ASSET_DECIMALS/)
+  t.throws(() => loadConfig({ ...on, X402_ASSET_NAME: 'Token' }), /X402_ASSET_NAME and X402_ASSET_VERSION go together/)
+  t.throws(() => loadConfig({ ...on, X402_FACILITATOR_TIMEOUT_MS: '30000' }), /must exceed an x402 call/)
 })

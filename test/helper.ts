@@ -62,3 +62,9 @@ export async function balanceOf (server: FastifyInstance, walletId: string): Pro
   const response = await server.inject({ method: 'GET', url: `/api/wallets/${walletId}`, headers: adminHeaders })
   return response.json<{ balance: number }>().balance
 }
+
+/** Runs a Bee over HTTP, paying with `walletToken` when given. */
+export async function execute (server: FastifyInstance, beeId: string, payload: object, walletToken?: string, headers: Record<string, string> = {}) {
+  const paying = walletToken === undefined ? {} : { 'x-registry-wallet-token': walletToken }
+  return await server.inject({ method: 'POST', url: `/api/bees/${beeId}/execute`, payload, headers: { ...paying, ...headers } })
+}

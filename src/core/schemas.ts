@@ -149,6 +149,10 @@ export const PaymentRequiredBody = Type.Object({
     walletDocs: Type.Optional(Type.String({
       format: 'uri',
       description: 'Page on how to get a funded wallet (the operator\'s WALLET_DOCS_URL); absent when none is configured.'
+    })),
+    x402: Type.Optional(Type.String({
+      description: 'Present when an x402 v2 offer for this call is attached (HTTP: the PAYMENT-REQUIRED header; MCP: this result\'s ' +
+        'accepts): says where it is and how to send the signed payment instead of a wallet token.'
     }))
   }, { description: 'What the call costs and how to pay for it.' })
 }, { description: 'The call needs a funded wallet.' })

@@ -4,8 +4,27 @@ import type { Honey as HoneyEnvelope } from '../core/execution/execution.js'
 import { fromMicros } from '../core/money.js'
 import type { RegisteredBee } from '../core/registry.js'
 import { AnyResult, BeeIdParams, ErrorBody, Honey, PaymentRequiredBody, ValidationErrorBody } from '../core/schemas.js'
+import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../core/x402/schemas.js'
+import { baseUrlOf } from './base-url.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
 import { walletTokenOf } from './wallet-token.js'
+
+/** The x402 payment a request presents in PAYMENT-SIGNATURE, decoded; undefined when x402 is off or none was sent. */
+function x402PaymentOf (request: FastifyRequest): unknown {
+  const header = request.headers[PAYMENT_SIGNATURE_HEADER]
+  const { x402 } = request.server
+  if (x402 === null || typeof header !== 'string' || header.length === 0) return undefined
+  return x402.decodeSignature(header)
+}
+
+/** This call's URL, as x402 offers name the resource; a request whose Host cannot be printed is named by its path. */
+function resourceOf (request: FastifyRequest): string {
+  try {
+    return `${baseUrlOf(request)}${request.url}`
+  } catch {
+    return request.url
+  }
+}
 
 /**
  * preValidation of every execute route, the core's admission: finds the Bee (404 when unknown, before
@@ -16,6 +35,9 @@ async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<
   const admitted = request.server.executor.admit({
     bee: request.routeOptions.config.bee ?? (request.params as { id: string }).id,
     walletToken: walletTokenOf(request),
+    x402Payment: x402PaymentOf(request),
+    // Named only where x402 can offer anything.
+    resource: request.server.x402 === null ? undefined : resourceOf(request),
     requestId: request.id,
     log: request.log
   })
@@ -48,6 +70,7 @@ async function runBee (request: FastifyRequest, reply: FastifyReply) {
     reply.header(COST_HEADER, fromMicros(sold.charge.micros))
     reply.header(BALANCE_HEADER, fromMicros(sold.charge.balanceMicros))
   }
+  if (sold.payment !== null) reply.header(PAYMENT_RESPONSE_HEADER, request.server.x402?.encodeResponse(sold.payment))
   return reply.type('application/json; charset=utf-8').send(sold.body)
 }
 
@@ -62,9 +85,23 @@ export const IdempotencyHeaders = Type.Object({
   }))
 })
 
+const header = (description: string) => ({ type: 'string', description })
+
+/** The request headers of an execute route: PAYMENT-SIGNATURE only where x402 is on. */
+function requestHeaders (x402: boolean) {
+  if (!x402) return IdempotencyHeaders
+  return Type.Object({
+    ...IdempotencyHeaders.properties,
+    [PAYMENT_SIGNATURE_HEADER]: Type.Optional(Type.String({
+      description: 'x402 v2: a signed payment (base64 JSON PaymentPayload) answering the offer in a 402\'s PAYMENT-REQUIRED, ' +
+        'instead of a wallet token. Verified before the Bee runs, settled only after it succeeded; the same payment ' +
+        'sent again for the same call replays the answer and is never settled twice.'
+    }))
+  })
+}
+
 /** The headers of an execute 200, declared so that an agent reading the OpenAPI document knows them (@fastify/swagger moves them out of the body schema). */
-function successHeaders (paid: boolean) {
-  const header = (description: string) => ({ type: 'string', description })
+function successHeaders (paid: boolean, x402: boolean) {
   return {
     ...(paid
       ? {
@@ -75,27 +112,47 @@ function successHeaders (paid: boolean) {
     [REPLAYED_HEADER]: header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key.'),
     deprecation: header('Set when the Bee is deprecated: when, as @<unix seconds> (RFC 9745).'),
     sunset: header('Set when a deprecated Bee has an announced end: an HTTP date (RFC 8594).'),
-    'x-request-id': header('This request\'s id: quote it when reporting a problem.')
+    'x-request-id': header('This request\'s id: quote it when reporting a problem.'),
+    ...(paid && x402
+      ? { [PAYMENT_RESPONSE_HEADER]: header('x402 v2: the settlement of the payment sent in PAYMENT-SIGNATURE (base64 JSON SettleResponse: success, transaction, network, payer).') }
+      : {})
   }
 }
 
-function executeResponses (result: TSchema, bee?: { paid: boolean, upstream: boolean }) {
+function executeResponses (result: TSchema, x402: boolean, bee?: { paid: boolean, upstream: boolean }) {
+  const paid = bee === undefined || bee.paid
   return {
-    200: { ...Honey(result), headers: successHeaders(bee === undefined || bee.paid) },
+    200: { ...Honey(result), headers: successHeaders(paid, x402) },
     400: ValidationErrorBody,
-    ...(bee === undefined || bee.paid ? { 402: PaymentRequiredBody } : {}),
+    ...(paid
+      ? {
+          402: x402
+            ? {
+                ...PaymentRequiredBody,
+                headers: {
+                  [PAYMENT_REQUIRED_HEADER]: header('x402 v2: an exact offer for this call (base64 JSON PaymentRequired: ' +
+                    'x402Version, error, resource, accepts), when the Bee is priced in USD and the facilitator answers.')
+                }
+              }
+            : PaymentRequiredBody
+        }
+      : {}),
     ...(bee === undefined ? { 404: errorResponse('No Bee has this id.') } : {}),
     409: errorResponse('The Bee is inactive, or a request with this Idempotency-Key is still running.'),
     413: errorResponse('The body is larger than the configured limit.'),
     415: errorResponse('The body is not JSON.'),
     422: errorResponse('The Idempotency-Key was used with a different request.'),
     500: errorResponse('Internal failure; the hold on the wallet, if any, was voided (credited back).'),
-    ...(bee === undefined || bee.paid
-      ? { 503: errorResponse('HOLD_EXPIRED: the hold was released before the call finished; the answer is not served and nothing was charged.') }
-      : {}),
-    ...(bee === undefined || bee.upstream
+    ...(paid
       ? {
-          502: errorResponse('The upstream service failed; the hold was voided (nothing charged).'),
+          503: errorResponse('HOLD_EXPIRED: the hold was released before the call finished; the answer is not served and nothing was ' +
+            `charged.${x402 ? ' X402_FACILITATOR_UNAVAILABLE: the x402 facilitator cannot be reached; the Bee was not run.' : ''}`)
+        }
+      : {}),
+    ...(bee === undefined || bee.upstream || (paid && x402)
+      ? {
+          502: errorResponse('The upstream service failed; the hold was voided (nothing charged).' +
+            (paid && x402 ? ' X402_SETTLEMENT_UNKNOWN: the facilitator did not say whether the x402 payment settled; the answer is not served.' : '')),
           504: errorResponse('The upstream service timed out; the hold was voided (nothing charged).')
         }
       : {})
@@ -125,9 +182,9 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee, options:
       summary: `Execute ${name}`,
       description,
       security: bee.paid ? [{ walletToken: [] }] : [],
-      headers: IdempotencyHeaders,
+      headers: requestHeaders(bee.paid && fastify.x402 !== null),
       body: inputSchema,
-      response: executeResponses(outputSchema as TSchema, { paid: bee.paid, upstream: options.upstream })
+      response: executeResponses(outputSchema as TSchema, fastify.x402 !== null, { paid: bee.paid, upstream: options.upstream })
     },
     config: { bee },
     ...pipelineHooks(fastify, { validate: false, paid: bee.paid })
@@ -145,9 +202,9 @@ export function mountGenericExecute (fastify: FastifyInstance) {
         'Each active Bee also has its own path in this document, with its exact schemas.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
-      headers: IdempotencyHeaders,
+      headers: requestHeaders(fastify.x402 !== null),
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
-      response: executeResponses(AnyResult)
+      response: executeResponses(AnyResult, fastify.x402 !== null)
     },
     // Payment is the core's to decide here: a free Bee passes its step untouched.
     ...pipelineHooks(fastify, { validate: true, paid: true })

@@ -8,6 +8,9 @@ export interface Admission {
   /** The Bee, or its id to look up in the registry. */
   bee: RegisteredBee | string
   walletToken: string | undefined
+  /** See ExecutionRequest.x402Payment and .resource. */
+  x402Payment?: unknown
+  resource?: string
   requestId: string
   log: Logger
 }
@@ -34,8 +37,11 @@ export function admit (registry: Registry, admission: Admission): Step<{ executi
       requestId: admission.requestId,
       log: admission.log,
       tokenHash: token === undefined || token.length === 0 ? null : hashSecret(token),
+      resource: admission.resource ?? `urn:apiary:bee:${id}`,
+      presentedPayment: admission.x402Payment ?? null,
       claim: null,
-      hold: null
+      hold: null,
+      x402: null
     }
   }
 }

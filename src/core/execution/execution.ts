@@ -1,3 +1,4 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { RegisteredBee } from '../registry.js'
@@ -18,6 +19,16 @@ export interface Claim {
   holdId: number | null
 }
 
+/** An x402 payment this execution is paid with: claimed by its key, then verified, settled only after the Bee succeeded. */
+export interface X402Call {
+  payload: PaymentPayload
+  requirements: PaymentRequirements
+  /** network:asset:payer:nonce: one payment, one call. */
+  paymentKey: string
+  /** Set once the facilitator verified the payment. */
+  payer: string | null
+}
+
 /**
  * One execution on its way through the pipeline: what each step learned, for the next. Every door
  * keeps one per call (HTTP on the request, MCP and jobs in a local).
@@ -28,10 +39,16 @@ export interface Execution {
   readonly log: Logger
   /** The presented wallet credential, hashed as the ledger stores it; null when none was sent. */
   readonly tokenHash: string | null
+  /** What the call is, as its door names it to an x402 client (the URL of an HTTP call; mcp://tool/<id>). */
+  readonly resource: string
+  /** An x402 payment payload the caller presented (as its door decoded it, unchecked); null when none. */
+  readonly presentedPayment: unknown
   /** Set by the claim step; cleared once the answer is stored with it (or the key is released). */
   claim: Claim | null
   /** Set by the payment step on a pay-per-use Bee. */
   hold: Hold | null
+  /** Set by the claim step when the call pays with x402 instead of a wallet. */
+  x402: X402Call | null
 }
 
 /** The Honey envelope, as the pipeline builds it (the Bee's own result schema is checked separately). */
@@ -54,7 +71,14 @@ export interface Charge {
 export type Step<T = object> = ({ ok: true } & T) | { ok: false, error: ApiError }
 
 /** What an execution ends in: Honey (with its serialized bytes, the same a replay serves) or an error. */
-export type ExecutionOutcome = Step<{ honey: Honey, body: string, replayed: boolean, charge: Charge | null }>
+export type ExecutionOutcome = Step<{
+  honey: Honey
+  body: string
+  replayed: boolean
+  charge: Charge | null
+  /** The x402 settlement that paid for the answer (on a replay too); null when no x402 payment was made. */
+  payment: SettleResponse | null
+}>
 
 /** A call to execute a Bee, as any door hands it to the core. */
 export interface ExecutionRequest {
@@ -64,6 +88,10 @@ export interface ExecutionRequest {
   walletToken: string | undefined
   /** The Idempotency-Key as received (checked by the claim step); undefined when absent. */
   idempotencyKey: unknown
+  /** An x402 payment payload, as the door decoded it; undefined when none was presented. */
+  x402Payment?: unknown
+  /** The call as the door names it to x402 clients; see Execution.resource. */
+  resource?: string
   requestId: string
   log: Logger
 }

@@ -5,6 +5,7 @@ import { admit, validateInput, type Admission } from './admission.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
 import { holdPayment, type PaymentOptions } from './payment.js'
 import { runAndSell } from './sale.js'
+import { claimPayment } from '../x402/payment-claim.js'
 
 export interface ExecutorOptions {
   registry: Registry
@@ -34,8 +35,16 @@ export class Executor {
     return validateInput(execution, input)
   }
 
+  /**
+   * A call paid with x402 (a pay-per-use Bee, no wallet token, a payment presented, x402 on) claims its
+   * payment, which is its idempotency key; any other call claims its Idempotency-Key, if it sent one.
+   */
   claim (execution: Execution, key: unknown, input: unknown): Promise<Step<{ replay: Replay | null }>> {
-    return claimKey(this.#options.ledger, this.#options.idempotency, execution, key, input)
+    const { ledger, idempotency, payment } = this.#options
+    if (execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null && payment.x402?.accepts(execution.bee) === true) {
+      return claimPayment(ledger, idempotency, payment, execution, input)
+    }
+    return claimKey(ledger, idempotency, execution, key, input)
   }
 
   hold (execution: Execution): Promise<Step> {
@@ -43,7 +52,7 @@ export class Executor {
   }
 
   run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {
-    return runAndSell(this.#options.ledger, execution, input, serialize)
+    return runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
   }
 
   /** Frees the key of an execution that did not complete; call it once the call has ended, whatever its outcome. */
@@ -52,7 +61,14 @@ export class Executor {
   }
 
   async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
-    const admitted = this.admit({ bee: request.beeId, walletToken: request.walletToken, requestId: request.requestId, log: request.log })
+    const admitted = this.admit({
+      bee: request.beeId,
+      walletToken: request.walletToken,
+      x402Payment: request.x402Payment,
+      resource: request.resource,
+      requestId: request.requestId,
+      log: request.log
+    })
     if (!admitted.ok) return admitted
     const { execution } = admitted
     const valid = this.validate(execution, request.input)
@@ -61,8 +77,8 @@ export class Executor {
       const claimed = await this.claim(execution, request.idempotencyKey, request.input)
       if (!claimed.ok) return claimed
       if (claimed.replay !== null) {
-        const { body } = claimed.replay
-        return { ok: true, honey: JSON.parse(body) as Honey, body, replayed: true, charge: null }
+        const { body, payment } = claimed.replay
+        return { ok: true, honey: JSON.parse(body) as Honey, body, replayed: true, charge: null, payment: payment ?? null }
       }
       const held = await this.hold(execution)
       if (!held.ok) return held

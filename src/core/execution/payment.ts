@@ -1,24 +1,38 @@
+import type { PaymentRequired } from '@x402/core/types'
 import { ApiError } from '../errors.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
-import type { RegisteredBee } from '../registry.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
+import type { X402Gate } from '../x402/gate.js'
 import type { Execution, Step } from './execution.js'
 
-/** What a door needs to say 402: where a caller learns to get a wallet (none configured: no link). */
+/** What a door needs to say 402: where a caller learns to get a wallet (none configured: no link), and x402 when it is on. */
 export interface PaymentOptions {
   holdTimeoutSeconds: number
   walletDocsUrl: string | null
+  x402: X402Gate | null
+}
+
+/** A 402 that may carry an x402 offer, which each door puts where its x402 transport expects it (HTTP: PAYMENT-REQUIRED). */
+export class PaymentRequiredError extends ApiError {
+  readonly offer: PaymentRequired | null
+
+  constructor (code: string, message: string, extra: Record<string, unknown>, offer: PaymentRequired | null) {
+    super(402, code, message, extra)
+    this.offer = offer
+  }
 }
 
 /**
  * The 402 of every door: the spec's fields, plus what an agent needs to pay without reading docs
- * first: one sentence on how to pay, and where to get a wallet.
+ * first: one sentence on how to pay, where to get a wallet and, when x402 is on, that an offer is attached.
  */
-function paymentRequired (bee: RegisteredBee, options: PaymentOptions, code: string, message: string): ApiError {
+export async function paymentRequired (execution: Execution, options: PaymentOptions, code: string, message: string): Promise<ApiError> {
+  const { bee } = execution
   const { costPerCall, currency } = bee.record.pricing
   const docs = options.walletDocsUrl
-  return new ApiError(402, code, message, {
+  const offer = options.x402 === null ? null : await options.x402.offer(bee, execution.resource, message)
+  return new PaymentRequiredError(code, message, {
     transactionDetails: {
       beeId: bee.record.id,
       cost: costPerCall,
@@ -26,11 +40,33 @@ function paymentRequired (bee: RegisteredBee, options: PaymentOptions, code: str
       requiredHeader: WALLET_HEADER_NAME,
       howToPay: `Send the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ` +
         `holding at least ${costPerCall} ${currency}; this service's operator issues wallets and their tokens` +
-        (docs === null ? '.' : ' (see walletDocs).'),
-      ...(docs === null ? {} : { walletDocs: docs })
+        (docs === null ? '.' : ' (see walletDocs).') +
+        (offer === null ? '' : ' Or pay for this call alone with x402 (see x402).'),
+      ...(docs === null ? {} : { walletDocs: docs }),
+      ...(offer === null
+        ? {}
+        : {
+            x402: 'An x402 v2 offer for this call is attached: over HTTP in the PAYMENT-REQUIRED header (send the signed payment ' +
+              'in PAYMENT-SIGNATURE), over MCP in this result (send it in _meta["x402/payment"]). The payment settles only if the call succeeds.'
+          })
     }
-  })
+  }, offer)
 }
+
+/** The payment step of a call paid with x402: the facilitator verifies the payment the claim step matched to the offer. */
+async function verifyX402 (execution: Execution, options: PaymentOptions, call: NonNullable<Execution['x402']>): Promise<Step> {
+  const gate = options.x402 as X402Gate
+  const verified = await gate.verify(call.payload, call.requirements)
+  if (verified.ok) {
+    call.payer = verified.payment.payer
+    return { ok: true }
+  }
+  if (verified.kind === 'unavailable') return { ok: false, error: x402Unavailable() }
+  return { ok: false, error: await paymentRequired(execution, options, 'X402_PAYMENT_INVALID', `The x402 payment was refused: ${verified.reason}.`) }
+}
+
+export const x402Unavailable = () => new ApiError(503, 'X402_FACILITATOR_UNAVAILABLE',
+  'The x402 facilitator that verifies and settles payments cannot be reached; the Bee was not run and nothing was charged. Retry later, or pay with a wallet.')
 
 /**
  * The payment step of a pay-per-use Bee: places a hold on the caller's wallet (or renews the pending
@@ -40,11 +76,12 @@ function paymentRequired (bee: RegisteredBee, options: PaymentOptions, code: str
 export async function holdPayment (ledger: Ledger, execution: Execution, options: PaymentOptions): Promise<Step> {
   const { bee, claim, tokenHash } = execution
   if (!bee.paid) return { ok: true }
+  if (execution.x402 !== null) return await verifyX402(execution, options, execution.x402)
   const { id, pricing } = bee.record
   if (tokenHash === null) {
     return {
       ok: false,
-      error: paymentRequired(bee, options, 'WALLET_TOKEN_MISSING',
+      error: await paymentRequired(execution, options, 'WALLET_TOKEN_MISSING',
         `${id} costs ${pricing.costPerCall} ${pricing.currency} a call: send a funded wallet token in ${WALLET_HEADER_NAME}.`)
     }
   }
@@ -71,15 +108,15 @@ export async function holdPayment (ledger: Ledger, execution: Execution, options
   }
   switch (outcome.reason) {
     case 'WALLET_NOT_FOUND':
-      return { ok: false, error: paymentRequired(bee, options, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`) }
+      return { ok: false, error: await paymentRequired(execution, options, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`) }
     case 'WALLET_FROZEN':
-      return { ok: false, error: paymentRequired(bee, options, 'WALLET_FROZEN', 'This wallet is frozen by the operator; it cannot pay until it is unfrozen.') }
+      return { ok: false, error: await paymentRequired(execution, options, 'WALLET_FROZEN', 'This wallet is frozen by the operator; it cannot pay until it is unfrozen.') }
     case 'CURRENCY_MISMATCH':
-      return { ok: false, error: paymentRequired(bee, options, 'CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`) }
+      return { ok: false, error: await paymentRequired(execution, options, 'CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`) }
     case 'INSUFFICIENT_FUNDS':
       return {
         ok: false,
-        error: paymentRequired(bee, options, 'INSUFFICIENT_FUNDS',
+        error: await paymentRequired(execution, options, 'INSUFFICIENT_FUNDS',
           `${id} costs ${pricing.costPerCall} ${pricing.currency}; the wallet holds ${fromMicros(outcome.balanceMicros)} ${outcome.currency}. Top it up and retry.`)
       }
   }

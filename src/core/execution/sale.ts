@@ -1,7 +1,11 @@
+import type { SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { RegisteredBee } from '../registry.js'
-import type { Execution, ExecutionOutcome, Honey } from './execution.js'
+import type { X402Gate } from '../x402/gate.js'
+import type { Execution, ExecutionOutcome, Honey, X402Call } from './execution.js'
+import { paymentRequired, type PaymentOptions } from './payment.js'
+import { paymentResponseOf } from '../x402/payment-claim.js'
 
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
@@ -21,11 +25,52 @@ function holdSettled (): ApiError {
 }
 
 /**
- * Captures the hold and keeps the answer for replay in one transaction, so a crash can never leave
- * a sale without its stored answer (a retry would pay again) or an answer stored for free.
+ * Settles the x402 payment of a call that succeeded, then journals it with the answer in one
+ * transaction. A refused settlement moved nothing: the answer is not served and the payment may be
+ * retried. One whose outcome is unknown may have moved money: its claim is kept, so a retry of the
+ * same payment waits out the lease and is then verified again (a settled payment fails that: its
+ * nonce is spent on chain), never settled twice.
  */
-async function sell (ledger: Ledger, execution: Execution, body: string): Promise<void> {
-  const { claim, hold } = execution
+async function settle (ledger: Ledger, execution: Execution, options: PaymentOptions, call: X402Call, body: string): Promise<SettleResponse> {
+  const claim = execution.claim as NonNullable<Execution['claim']>
+  const settled = await (options.x402 as X402Gate).settle({ payload: call.payload, requirements: call.requirements, payer: call.payer ?? '' })
+  if (!settled.ok && settled.kind === 'unknown') {
+    execution.claim = null
+    execution.log.error({ paymentKey: call.paymentKey, beeId: execution.bee.record.id, reason: settled.reason },
+      'x402 settlement outcome unknown: reconcile this payment with the facilitator')
+    throw new ApiError(502, 'X402_SETTLEMENT_UNKNOWN', 'The x402 facilitator did not say whether the payment settled, so the answer is not ' +
+      `served. Retry with the same PAYMENT-SIGNATURE after a minute: if it did not settle, the call runs and settles then; if it did, quote request id ${execution.requestId}.`)
+  }
+  if (!settled.ok) {
+    throw await paymentRequired(execution, options, 'X402_SETTLEMENT_FAILED',
+      `The x402 payment could not be settled (${settled.reason}); the answer is not served and nothing was charged.`)
+  }
+  const { response } = settled
+  const { requirements } = call
+  const settlement = {
+    paymentKey: call.paymentKey,
+    beeId: execution.bee.record.id,
+    requestId: execution.requestId,
+    network: response.network,
+    asset: requirements.asset,
+    amount: response.amount ?? requirements.amount,
+    payTo: requirements.payTo,
+    payer: response.payer ?? call.payer ?? '',
+    transaction: response.transaction
+  }
+  await ledger.settlements.record(settlement, { scope: claim.scope, key: claim.key, status: 200, body })
+  execution.claim = null
+  return paymentResponseOf(settlement)
+}
+
+/**
+ * Captures the hold and keeps the answer for replay in one transaction, so a crash can never leave
+ * a sale without its stored answer (a retry would pay again) or an answer stored for free. A call
+ * paid with x402 is settled instead.
+ */
+async function sell (ledger: Ledger, execution: Execution, options: PaymentOptions, body: string): Promise<SettleResponse | null> {
+  const { claim, hold, x402 } = execution
+  if (x402 !== null) return await settle(ledger, execution, options, x402, body)
   const completion = claim === null ? null : { scope: claim.scope, key: claim.key, status: 200, body }
   if (hold !== null) {
     if (!await ledger.holds.capture(hold.id, execution.requestId, completion)) throw holdSettled()
@@ -34,6 +79,7 @@ async function sell (ledger: Ledger, execution: Execution, body: string): Promis
   }
   // Completed with the answer: not to be released.
   execution.claim = null
+  return null
 }
 
 async function voidHold (ledger: Ledger, execution: Execution, holdId: number): Promise<void> {
@@ -52,10 +98,11 @@ async function voidHold (ledger: Ledger, execution: Execution, holdId: number): 
  * cannot be serialized (nested too deep) must not keep the caller's money.
  */
 export async function runAndSell (ledger: Ledger, execution: Execution, input: unknown,
-  serialize: (honey: Honey) => string): Promise<ExecutionOutcome> {
+  serialize: (honey: Honey) => string, options: PaymentOptions): Promise<ExecutionOutcome> {
   const { bee, hold, log } = execution
   let honey: Honey
   let body: string
+  let payment: SettleResponse | null
   try {
     const outcome = await bee.definition.execute(input, { log, requestId: execution.requestId })
     if (!bee.validateOutput(outcome.result)) {
@@ -75,11 +122,18 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
       log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
       throw invalidOutput(bee, 'produced an answer that cannot be serialized')
     }
-    await sell(ledger, execution, body)
+    payment = await sell(ledger, execution, options, body)
   } catch (error) {
     if (hold !== null) await voidHold(ledger, execution, hold.id)
     if (error instanceof ApiError) return { ok: false, error }
     throw error
   }
-  return { ok: true, honey, body, replayed: false, charge: hold === null ? null : { micros: hold.micros, balanceMicros: hold.balanceMicros } }
+  return {
+    ok: true,
+    honey,
+    body,
+    replayed: false,
+    charge: hold === null ? null : { micros: hold.micros, balanceMicros: hold.balanceMicros },
+    payment
+  }
 }

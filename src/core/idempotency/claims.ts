@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
 import type { Execution, Step } from '../execution/execution.js'
 import type { Ledger } from '../ledger/ledger.js'
@@ -12,14 +13,15 @@ export interface IdempotencyLimits {
   leaseSeconds: number
 }
 
-/** The stored answer to an earlier request with the same key, served as it was. */
-export interface Replay { status: number, body: string }
+/** The stored answer to an earlier request with the same key, served as it was (with the x402 settlement that paid for it, if one did). */
+export interface Replay { status: number, body: string, payment?: SettleResponse | null }
 
 /** Keys are scoped to the wallet: the same key from two wallets is two requests. */
 const scopeOf = (tokenHash: string) => `wallet:${tokenHash}`
 
-const requestHashOf = (beeId: string, input: unknown) =>
-  createHash('sha256').update(beeId).update('\n').update(JSON.stringify(input)).digest('hex')
+/** What makes two requests under one key the same request: the Bee, the input and anything else (an x402 payment's signature). */
+export const requestHashOf = (beeId: string, input: unknown, ...more: string[]) =>
+  createHash('sha256').update(beeId).update('\n').update(JSON.stringify(input)).update(more.join('\n')).digest('hex')
 
 /**
  * The idempotency step. A retry with the same key and input replays the first 200 and charges

@@ -183,9 +183,33 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
     }
   }
 
+  /** x402: the settlements of payments made per call, outside any wallet. */
+  const x402: Migration = {
+    async up (db: Kysely<any>) {
+      await db.schema.createTable('x402_settlements')
+        .addColumn('id', serialId, (c) => c.primaryKey())
+        .addColumn('payment_key', 'text', (c) => c.notNull().unique())
+        .addColumn('bee_id', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('network', 'text', (c) => c.notNull())
+        .addColumn('asset', 'text', (c) => c.notNull())
+        .addColumn('amount', 'text', (c) => c.notNull())
+        .addColumn('pay_to', 'text', (c) => c.notNull())
+        .addColumn('payer', 'text', (c) => c.notNull())
+        .addColumn('transaction', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute()
+    }
+  }
+
   return {
     getMigrations: async () => ({
-      '0001_ledger': ledger, '0002_publishing': publishing, '0003_holds': holds, '0004_credentials': credentials, '0005_preparations': preparations
+      '0001_ledger': ledger,
+      '0002_publishing': publishing,
+      '0003_holds': holds,
+      '0004_credentials': credentials,
+      '0005_preparations': preparations,
+      '0006_x402': x402
     })
   }
 }

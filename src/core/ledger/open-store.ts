@@ -14,6 +14,7 @@ import type { Ledger } from './ledger.js'
 import { migrationsFor, type Dialect } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
+import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 
@@ -137,6 +138,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     idempotency: sqlIdempotencyRepository(db),
     catalog: sqlCatalogRepository(db, secretBox(databaseUrl, dialect, options)),
     preparations: sqlPreparationRepository(db),
+    settlements: sqlSettlementRepository(db, dialect),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()
   }

@@ -127,6 +127,21 @@ export interface Tables {
     created_at: string
     updated_at: string
   }
+  /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
+  x402_settlements: {
+    id: Generated<number>
+    payment_key: string
+    bee_id: string
+    request_id: string
+    network: string
+    asset: string
+    /** Atomic units of the asset, as text: an 18-decimal token's amounts exceed what a 64-bit integer column promises JavaScript. */
+    amount: string
+    pay_to: string
+    payer: string
+    transaction: string
+    created_at: string
+  }
 }
 
 export type JournalKind = 'deposit' | 'hold' | 'capture' | 'void' | 'charge' | 'refund'

@@ -1,6 +1,5 @@
 import { Type } from 'typebox'
-import type { ErrorBody } from '../../core/schemas.js'
-import { apiaryDetails, RpcCode, type RpcError } from './errors.js'
+import { RpcCode, type RpcError } from './errors.js'
 import { Task } from './schemas.js'
 
 type Id = string | number | null
@@ -60,12 +59,3 @@ export function readEnvelope (body: unknown): Envelope {
 
 export const success = (id: Id, result: unknown) => ({ jsonrpc: '2.0', id, result })
 export const failure = (id: Id, error: RpcError) => ({ jsonrpc: '2.0', id, error })
-
-/**
- * A request the app refused before the handler saw it (not JSON, too deep, too large, not UTF-8, …) as
- * the JSON-RPC error A2A answers it with; the HTTP status stays the one the app gives it everywhere else.
- */
-export function jsonRpcRefusal (status: number, body: ErrorBody) {
-  const code = status >= 500 ? RpcCode.internalError : body.code === 'INVALID_JSON' ? RpcCode.parseError : RpcCode.invalidRequest
-  return failure(null, { code, message: body.message, data: apiaryDetails(body) })
-}

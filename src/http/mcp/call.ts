@@ -2,6 +2,7 @@ import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotoco
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
 import type { Logger } from '../../core/logger.js'
 import { fromMicros } from '../../core/money.js'
+import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META } from '../../core/x402/schemas.js'
 import { fromApiError, type Era } from './errors.js'
 import { META } from './meta.js'
 
@@ -33,6 +34,9 @@ export function executionRequest (params: CallToolRequestParams, context: CallCo
     input: params.arguments ?? {},
     walletToken: context.walletToken ?? metaString(meta, META.walletToken),
     idempotencyKey: context.idempotencyKey ?? meta?.[META.idempotencyKey],
+    // x402's MCP transport: the payment payload as an object in _meta, not a header.
+    x402Payment: meta?.[MCP_PAYMENT_META],
+    resource: `mcp://tool/${params.name}`,
     requestId: context.requestId,
     log: context.log
   }
@@ -45,7 +49,7 @@ export function executionRequest (params: CallToolRequestParams, context: CallCo
  */
 export function toCallResult (beeId: string, currency: string, outcome: ExecutionOutcome, era: Era): CallToolResult {
   if (!outcome.ok) return fromApiError(beeId, outcome.error, era)
-  const { honey, replayed, charge } = outcome
+  const { honey, replayed, charge, payment } = outcome
   const result = honey.result as Record<string, unknown>
   return {
     content: [{ type: 'text', text: JSON.stringify(result) }],
@@ -58,7 +62,8 @@ export function toCallResult (beeId: string, currency: string, outcome: Executio
       [META.replayed]: replayed,
       ...(charge === null
         ? {}
-        : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency } })
+        : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency } }),
+      ...(payment === null ? {} : { [MCP_PAYMENT_RESPONSE_META]: payment })
     }
   }
 }

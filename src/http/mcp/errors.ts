@@ -1,17 +1,25 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
 import { bodyOf, type ApiError } from '../../core/errors.js'
+import { PaymentRequiredError } from '../../core/execution/payment.js'
 
 /** The protocol era of the exchange: 2025-era clients (initialize handshake) or 2026-07-28 (per-request envelope). */
 export type Era = 'legacy' | 'modern'
 
 /**
  * A 402 body as an x402-aware MCP client recognises it (x402 MCP transport: `isError` with an object
- * holding `x402Version` and `accepts`). Apiary takes prepaid wallets, not x402 payment schemes, so
- * `accepts` is empty: such a client sees that payment is required and that it has no scheme to pay
- * with here, and the same body tells a model which header wants a funded wallet token.
+ * holding `x402Version` and `accepts`). With x402 on, `accepts` is the offer for this call, to be paid
+ * in `_meta["x402/payment"]`; without, it is empty: such a client sees that payment is required and
+ * that it has no scheme to pay with here, and the same body tells a model which header wants a funded
+ * wallet token.
  */
-function withX402 (beeId: string, body: Record<string, unknown>): Record<string, unknown> {
-  return { ...body, x402Version: 2, resource: { url: `mcp://tool/${beeId}`, mimeType: 'application/json' }, accepts: [] }
+function withX402 (beeId: string, body: Record<string, unknown>, error: ApiError): Record<string, unknown> {
+  const offer = error instanceof PaymentRequiredError ? error.offer : null
+  return {
+    ...body,
+    x402Version: 2,
+    resource: offer?.resource ?? { url: `mcp://tool/${beeId}`, mimeType: 'application/json' },
+    accepts: offer?.accepts ?? []
+  }
 }
 
 /**
@@ -43,5 +51,5 @@ export function fromApiError (beeId: string, error: ApiError, era: Era): CallToo
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, body)
   }
   if (error.statusCode === 500) throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, body)
-  return toolError(error.statusCode === 402 ? withX402(beeId, body) : body, era)
+  return toolError(error.statusCode === 402 ? withX402(beeId, body, error) : body, era)
 }

@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import type { ErrorBody } from '../../core/schemas.js'
 
 const JsonRpcId = Type.Unknown({ description: 'The request id (string or number) the response answers; null when it could not be read.' })
 
@@ -26,13 +25,3 @@ export const JsonRpcResponse = Type.Object({
   result: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The method\'s result (a tool\'s outcome is a result too, with isError when it failed).' })),
   error: Type.Optional(JsonRpcError.properties.error)
 }, { description: 'A JSON-RPC response: a result or an error.' })
-
-/**
- * A request the app refused before the MCP server saw it (not JSON, too deep, too large, not UTF-8, …)
- * as the JSON-RPC error the protocol answers it with: the app's error body goes in `data`, and the HTTP
- * status stays the one the app gives such a request everywhere else.
- */
-export function jsonRpcRefusal (status: number, body: ErrorBody) {
-  const code = status >= 500 ? -32603 : body.code === 'INVALID_JSON' ? -32700 : -32600
-  return { jsonrpc: '2.0', id: null, error: { code, message: body.message, data: body } }
-}

@@ -3,12 +3,14 @@ import { Type } from 'typebox'
 import { ErrorBody } from '../../core/schemas.js'
 import { agentCard } from '../a2a/card.js'
 import { A2aEndpoint } from '../a2a/endpoint.js'
-import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../a2a/json-rpc.js'
+import { apiaryDetails } from '../a2a/errors.js'
+import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse } from '../a2a/json-rpc.js'
 import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
 import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
+import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { walletTokenOf } from '../wallet-token.js'
 
 /** The A2A door: the agent card, and the JSON-RPC binding's SendMessage over the execution pipeline. */
@@ -54,20 +56,15 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       response: {
         200: JsonRpcResponse,
         400: { ...JsonRpcErrorResponse, description: 'Not JSON (-32700), or a body the app refuses (-32600), such as too deep.' },
-        413: { ...JsonRpcErrorResponse, description: 'The body is larger than BODY_LIMIT_BYTES.' },
-        415: { ...JsonRpcErrorResponse, description: 'Content-Type is not application/json (or not UTF-8).' },
-        500: { ...JsonRpcErrorResponse, description: 'Something went wrong on our side (-32603).' }
+        ...refusalResponses(JsonRpcErrorResponse)
       }
     },
     // The endpoint checks the message and answers in JSON-RPC (-32600, -32602): route validation would
     // answer in the app's error shape instead. The schema above documents it.
     validatorCompiler: () => () => true,
-    // What the app refuses before the handler runs (bad JSON, too large, too deep, wrong media type)
-    // comes from its error handler in the standard body; an A2A client reads JSON-RPC, so it is wrapped.
-    preSerialization: async (_request, reply, payload: unknown) => {
-      const refused = reply.statusCode >= 400 && typeof payload === 'object' && payload !== null && 'code' in payload
-      return refused ? jsonRpcRefusal(reply.statusCode, payload as ErrorBody) : payload
-    }
+    // The app's refusals in JSON-RPC, their body in A2A's error details; on this route only, so the agent
+    // card keeps the standard error body.
+    preSerialization: jsonRpcRefusals(apiaryDetails)
   }, async (request) => {
     const version = request.headers['a2a-version'] ?? (request.query as Record<string, unknown>)['A2A-Version']
     return await endpoint.answer(request.body, typeof version === 'string' ? version : undefined, {

@@ -1,8 +1,9 @@
+import accepts from '@fastify/accepts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { preferred } from '../accept.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
@@ -29,9 +30,22 @@ export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
 const notModified = Type.Null({ description: 'Not modified since the ETag you sent.' })
 const noSuchBee = { ...ErrorBody, description: 'No Bee has this id.' }
 const markdown = (description: string) => ({ type: 'string', description })
+const MARKDOWN_IN_ACCEPT = /markdown/i
+
+/**
+ * Whether the client prefers the Bee's Markdown view to its JSON. The detail route is hot, so an Accept that
+ * cannot name Markdown skips negotiation; JSON, the usual answer, is never refused with 406.
+ */
+function wantsMarkdown (request: FastifyRequest): boolean {
+  const accept = request.headers.accept
+  if (accept === undefined || !MARKDOWN_IN_ACCEPT.test(accept)) return false
+  // Offered with their charset, so an Accept that names one (charset=utf-8) still matches.
+  return request.accepts().type([JSON_TYPE, MARKDOWN_TYPE]) === MARKDOWN_TYPE
+}
 
 /** Discovery, detail, and execution of any Bee by id. */
 const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  await fastify.register(accepts)
   const { registry } = fastify
   // The bare discovery answer changes only with the registry: serialized once per registry version.
   let bare: { version: number, page: CachedText } | null = null
@@ -101,7 +115,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     reply.header('vary', 'Accept')
     const bee = registry.get(request.params.id)
     if (bee === undefined) throw beeNotFound(request.params.id)
-    if (preferred(request.headers.accept, 'application/json', 'text/markdown') === 'text/markdown') {
+    if (wantsMarkdown(request)) {
       return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
     }
     let cached = details.get(bee.record)

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { ErrorBody } from '../../core/schemas.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { McpEndpoint } from '../mcp/endpoint.js'
-import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, jsonRpcRefusal } from '../mcp/json-rpc.js'
+import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
+import { JsonRpcError, JsonRpcRequest, JsonRpcResponse } from '../mcp/json-rpc.js'
 import { toWebRequest, sendWebResponse } from '../mcp/web.js'
 import { walletTokenOf } from '../wallet-token.js'
 
@@ -26,12 +26,9 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     await endpoint.close()
   })
 
-  // What the app refuses before the handler runs (bad JSON, too large, too deep, wrong media type)
-  // comes from its error handler in the standard body; an MCP client reads JSON-RPC, so it is wrapped
-  // in a JSON-RPC error before the response schema serializes it. The SDK's own answers are text.
-  fastify.addHook('preSerialization', async (_request, reply, payload: ErrorBody | object) => {
-    return reply.statusCode >= 400 && 'code' in payload ? jsonRpcRefusal(reply.statusCode, payload) : payload
-  })
+  // The app's refusals, wrapped before the response schema serializes them, with its error body as `data`.
+  // The SDK's own answers are text, which this hook never sees.
+  fastify.addHook('preSerialization', jsonRpcRefusals((body) => body))
 
   fastify.post('/mcp', {
     schema: {
@@ -49,9 +46,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
         202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
         400: { ...JsonRpcError, description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' },
         406: { ...JsonRpcError, description: 'Accept does not include application/json.' },
-        413: { ...JsonRpcError, description: 'The body is larger than BODY_LIMIT_BYTES.' },
-        415: { ...JsonRpcError, description: 'Content-Type is not application/json (or not UTF-8).' },
-        500: { ...JsonRpcError, description: 'Something went wrong on our side (-32603).' }
+        ...refusalResponses(JsonRpcError)
       }
     },
     // The SDK checks the message and answers in JSON-RPC (-32600, -32601, -32602): route validation

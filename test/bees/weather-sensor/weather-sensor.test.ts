@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { weatherConfidence } from '../../../bees/weather-sensor/index.js'
-import { balanceOf, build, createWallet } from '../../helper.js'
+import { balanceOf, build, createWallet, execute } from '../../helper.js'
 import { startFakeOpenMeteo } from '../../fake-open-meteo.js'
 
 async function setup (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
@@ -8,12 +8,7 @@ async function setup (t: Parameters<typeof build>[0], env: Record<string, string
   t.teardown(upstream.close)
   const app = await build(t, { env: { OPEN_METEO_URL: upstream.url, ...env } })
   const wallet = await createWallet(app, 1)
-  const call = (payload: object) => app.inject({
-    method: 'POST',
-    url: '/api/bees/weather-sensor/execute',
-    payload,
-    headers: { 'x-registry-wallet-token': wallet.token }
-  })
+  const call = (payload: object) => execute(app, 'weather-sensor', payload, wallet.token)
   return { upstream, app, wallet, call }
 }
 
@@ -100,12 +95,7 @@ test('an upstream that does not answer in time is a 504 and the caller is not ch
 test('an upstream that refuses connections is a 502', async (t) => {
   const app = await build(t, { env: { OPEN_METEO_URL: 'http://127.0.0.1:9' } })
   const wallet = await createWallet(app, 1)
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/bees/weather-sensor/execute',
-    payload: { latitude: 1, longitude: 2 },
-    headers: { 'x-registry-wallet-token': wallet.token }
-  })
+  const response = await execute(app, 'weather-sensor', { latitude: 1, longitude: 2 }, wallet.token)
   t.equal(response.statusCode, 502)
   t.equal(response.json().code, 'WEATHER_UPSTREAM_ERROR')
   t.notMatch(response.json().message, /127\.0\.0\.1|:\d{2,5}\b/, 'the provider\'s address stays private')

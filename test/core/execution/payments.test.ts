@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { adminHeaders, balanceOf, build, createWallet } from '../../helper.js'
+import { adminHeaders, balanceOf, build, createWallet, execute } from '../../helper.js'
 import { startFakeOpenMeteo } from '../../fake-open-meteo.js'
 import { loadConfig } from '../../../src/config.js'
 
@@ -30,12 +30,7 @@ test('with WALLET_DOCS_URL, every 402 links to it, priced as the Bee is', async 
   const app = await build(t, { env: { WALLET_DOCS_URL: walletDocs, PRICE_WEATHER_SENSOR: '0.25' } })
   const poor = await createWallet(app, 0.1)
   const missing = await app.inject({ method: 'POST', url: sentiment, payload: body })
-  const unfunded = await app.inject({
-    method: 'POST',
-    url: '/api/bees/weather-sensor/execute',
-    payload: { latitude: 1, longitude: 2 },
-    headers: { 'x-registry-wallet-token': poor.token }
-  })
+  const unfunded = await execute(app, 'weather-sensor', { latitude: 1, longitude: 2 }, poor.token)
   t.equal(missing.statusCode, 402)
   t.match(missing.json().transactionDetails, { walletDocs, howToPay: /at least 0\.001 USD; .*\(see walletDocs\)\.$/ })
   t.equal(unfunded.statusCode, 402)
@@ -126,12 +121,7 @@ test('when the Bee fails after the hold, the hold is voided: credited back and j
   upstream.mode = 'refuse'
   const app = await build(t, { env: { OPEN_METEO_URL: upstream.url } })
   const wallet = await createWallet(app, 1)
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/bees/weather-sensor/execute',
-    payload: { latitude: 48.85, longitude: 2.35 },
-    headers: { 'x-registry-wallet-token': wallet.token }
-  })
+  const response = await execute(app, 'weather-sensor', { latitude: 48.85, longitude: 2.35 }, wallet.token)
   t.equal(response.statusCode, 502)
   t.equal(await balanceOf(app, wallet.id), 1, 'the balance is whole again')
   const { recent } = (await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })).json()

@@ -1,6 +1,7 @@
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { TaskState, type Task } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
+import { carried, checkIdempotencyAcrossDoors, checkPaymentRequired, PAID_BEE, PAID_INPUT, type DoorCall } from '../../doors.js'
 import { startFakeBee } from '../../fake-bee.js'
 import { startFakeOpenMeteo } from '../../fake-open-meteo.js'
 import { balanceOf, createWallet } from '../../helper.js'
@@ -37,6 +38,24 @@ function refusalOf (task: Task): { text: string, body: Record<string, any> } {
   return { text: first.content.value, body: second.content.value }
 }
 
+/** The paid call over A2A; a refusal must be a task that needs authorization, said by the agent, with no Honey. */
+function overA2a (t: Test, client: Client): DoorCall {
+  return async (call) => {
+    const { headers, meta } = carried(call)
+    const task = await run(client, PAID_BEE, PAID_INPUT, headers, meta)
+    if (task.status?.state === TaskState.TASK_STATE_COMPLETED) {
+      return { replayed: task.metadata?.['ai.apiary/replayed'] === true, charged: 'ai.apiary/charge' in (task.metadata ?? {}), body: honeyOf(task) }
+    }
+    t.equal(task.status?.state, TaskState.TASK_STATE_AUTH_REQUIRED)
+    t.same(task.artifacts, [], 'no Honey')
+    t.equal(task.status?.message?.role, 2, 'said by the agent')
+    t.equal(task.status?.message?.taskId, task.id)
+    const { text: why, body } = refusalOf(task)
+    t.equal(body.message, why, 'its message as the text part')
+    return { replayed: false, charged: false, body }
+  }
+}
+
 test('each built-in Bee answers with a completed task whose artifact is its Honey, as HTTP gives it', async (t) => {
   const { app, client } = await setup(t)
   const wallet = await createWallet(app, 1)
@@ -69,26 +88,7 @@ test('each built-in Bee answers with a completed task whose artifact is its Hone
 
 test('a paid call without a wallet, with an unknown or an unfunded one, needs authorization (the 402 body) and charges nothing', async (t) => {
   const { app, client } = await setup(t)
-  const empty = await createWallet(app, 0)
-  const missing = await run(client, 'weather-sensor', { latitude: 1, longitude: 2 })
-  t.equal(missing.status?.state, TaskState.TASK_STATE_AUTH_REQUIRED)
-  t.same(missing.artifacts, [], 'no Honey')
-  const { text: why, body } = refusalOf(missing)
-  const overHttp = await app.inject({ method: 'POST', url: '/api/bees/weather-sensor/execute', payload: { latitude: 1, longitude: 2 } })
-  t.equal(overHttp.statusCode, 402)
-  t.same(body, overHttp.json(), 'the HTTP 402 body')
-  t.equal(body.code, 'WALLET_TOKEN_MISSING')
-  t.equal(body.message, why, 'its message as the text part')
-  t.equal(missing.status?.message?.role, 2, 'said by the agent')
-  t.equal(missing.status?.message?.taskId, missing.id)
-
-  const unknown = await run(client, 'weather-sensor', { latitude: 1, longitude: 2 }, { 'X-Registry-Wallet-Token': 'no-such-token' })
-  t.equal(unknown.status?.state, TaskState.TASK_STATE_AUTH_REQUIRED)
-  t.equal(refusalOf(unknown).body.code, 'WALLET_NOT_FOUND')
-  const poor = await run(client, 'weather-sensor', { latitude: 1, longitude: 2 }, {}, { 'ai.apiary/walletToken': empty.token })
-  t.equal(poor.status?.state, TaskState.TASK_STATE_AUTH_REQUIRED)
-  t.equal(refusalOf(poor).body.code, 'INSUFFICIENT_FUNDS', 'the wallet from metadata was read')
-  t.equal(await balanceOf(app, empty.id), 0)
+  await checkPaymentRequired(t, app, 'A2A', overA2a(t, client))
 })
 
 test('a funded call costs the price exactly once; the header wins over metadata', async (t) => {
@@ -130,28 +130,5 @@ test('bad input is a rejected task, an upstream failure a failed one, an unknown
 
 test('an idempotent retry is charged once whether it comes over HTTP or A2A', async (t) => {
   const { app, client } = await setup(t)
-  const wallet = await createWallet(app, 1)
-  const input = { text: 'What a lovely day.' }
-  const http = await app.inject({
-    method: 'POST',
-    url: '/api/bees/sentiment-analyzer/execute',
-    payload: input,
-    headers: { 'x-registry-wallet-token': wallet.token, 'idempotency-key': 'order-7' }
-  })
-  t.equal(http.statusCode, 200)
-  const replay = await run(client, 'sentiment-analyzer', input, { 'X-Registry-Wallet-Token': wallet.token, 'Idempotency-Key': 'order-7' })
-  t.equal(replay.metadata?.['ai.apiary/replayed'], true, 'the A2A retry replays the HTTP answer')
-  t.same(honeyOf(replay), http.json(), 'the same Honey')
-  t.notOk('ai.apiary/charge' in (replay.metadata ?? {}), 'a replay charges nothing')
-
-  const first = await run(client, 'sentiment-analyzer', input, { 'X-Registry-Wallet-Token': wallet.token }, { 'ai.apiary/idempotencyKey': 'order-8' })
-  t.equal(first.metadata?.['ai.apiary/replayed'], false)
-  const again = await app.inject({
-    method: 'POST',
-    url: '/api/bees/sentiment-analyzer/execute',
-    payload: input,
-    headers: { 'x-registry-wallet-token': wallet.token, 'idempotency-key': 'order-8' }
-  })
-  t.equal(again.headers['idempotent-replayed'], 'true', 'the HTTP retry replays the A2A answer')
-  t.equal(await balanceOf(app, wallet.id), 0.998, 'two keys, two charges, whatever the door')
+  await checkIdempotencyAcrossDoors(t, app, 'A2A', overA2a(t, client))
 })

@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { Type } from 'typebox'
+import { carried, checkIdempotencyAcrossDoors, checkPaymentRequired, PAID_BEE, PAID_INPUT, type DoorCall } from '../../doors.js'
 import { startFakeBee } from '../../fake-bee.js'
 import { startFakeOpenMeteo } from '../../fake-open-meteo.js'
 import { balanceOf, createWallet } from '../../helper.js'
@@ -20,6 +21,27 @@ function errorOf (result: Record<string, any>, name: string): Record<string, any
   const fromText = JSON.parse(result.content[0].text)
   if (name === modern) return result.structuredContent
   return fromText
+}
+
+/** The paid call over one MCP client, connected for it with the headers it carries. */
+function overMcp (url: URL, name: string): DoorCall {
+  return async (call) => {
+    const { headers, meta } = carried(call)
+    const { client } = await clients[name]!(url, headers)
+    try {
+      // Listing first makes the 1.x client check structuredContent against each tool's outputSchema.
+      await allTools(client)
+      const result = await client.callTool({ name: PAID_BEE, arguments: PAID_INPUT, _meta: meta })
+      if (result.isError === true) return { replayed: false, charged: false, body: errorOf(result, name) }
+      return {
+        replayed: result._meta['ai.apiary/replayed'],
+        charged: 'ai.apiary/charge' in result._meta,
+        body: { result: result.structuredContent, timestamp: result._meta['ai.apiary/timestamp'] }
+      }
+    } finally {
+      await client.close()
+    }
+  }
 }
 
 test('each built-in Bee answers through each client with its Honey, as HTTP gives it', async (t) => {
@@ -57,35 +79,20 @@ test('each built-in Bee answers through each client with its Honey, as HTTP give
 })
 
 test('a paid call without a wallet, with an unknown or unfunded one, is a tool error with the 402 body, and charges nothing', async (t) => {
-  const walletDocs = 'https://docs.example.com/wallets'
-  const { app, url } = await setup(t, { WALLET_DOCS_URL: walletDocs })
-  const empty = await createWallet(app, 0)
-  const http = await app.inject({ method: 'POST', url: '/api/bees/sentiment-analyzer/execute', payload: { text: 'Fine.' } })
-  t.match(http.json().transactionDetails, { walletDocs, howToPay: /X-Registry-Wallet-Token/ }, 'the HTTP 402 says how to pay')
-  for (const [name, connect] of Object.entries(clients)) {
-    const { client } = await connect(url)
-    // Listing first makes the 1.x client check structuredContent against each tool's outputSchema.
-    await allTools(client)
-    const missing = await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'Fine.' } })
+  const { app, url } = await setup(t, { WALLET_DOCS_URL: 'https://docs.example.com/wallets' })
+  for (const name of Object.keys(clients)) {
+    const { client } = await clients[name]!(url)
+    const missing = await client.callTool({ name: PAID_BEE, arguments: PAID_INPUT })
     t.equal(missing.isError, true, name)
-    t.same(errorOf(missing, name), {
-      error: 'Payment Required',
-      code: 'WALLET_TOKEN_MISSING',
-      message: errorOf(missing, name).message,
-      transactionDetails: http.json().transactionDetails,
+    t.match(errorOf(missing, name), {
       x402Version: 2,
-      resource: { url: 'mcp://tool/sentiment-analyzer', mimeType: 'application/json' },
+      resource: { url: `mcp://tool/${PAID_BEE}`, mimeType: 'application/json' },
       accepts: []
-    }, `${name}: the HTTP 402 body, recognisable by an x402 client`)
+    }, `${name}: recognisable by an x402 client`)
     t.equal('structuredContent' in missing, name === modern, `${name}: structuredContent only where every client reads it`)
-
-    const unknown = await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'Fine.' }, _meta: { 'ai.apiary/walletToken': 'no-such-token' } })
-    t.equal(errorOf(unknown, name).code, 'WALLET_NOT_FOUND', name)
-    const poor = await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'Fine.' }, _meta: { 'ai.apiary/walletToken': empty.token } })
-    t.equal(errorOf(poor, name).code, 'INSUFFICIENT_FUNDS', name)
     await client.close()
+    await checkPaymentRequired(t, app, name, overMcp(url, name))
   }
-  t.equal(await balanceOf(app, empty.id), 0)
 })
 
 test('a funded call costs the price exactly once; the header wins over _meta', async (t) => {
@@ -118,37 +125,7 @@ test('bad arguments are a tool error the model can correct, and charge nothing',
 
 test('an idempotent retry is charged once whether it comes over HTTP or MCP', async (t) => {
   const { app, url } = await setup(t)
-  const wallet = await createWallet(app, 1)
-  const input = { text: 'What a lovely day.' }
-  const http = await app.inject({
-    method: 'POST',
-    url: '/api/bees/sentiment-analyzer/execute',
-    payload: input,
-    headers: { 'x-registry-wallet-token': wallet.token, 'idempotency-key': 'order-7' }
-  })
-  t.equal(http.statusCode, 200)
-
-  const { client } = await clients[modern]!(url, { 'X-Registry-Wallet-Token': wallet.token, 'Idempotency-Key': 'order-7' })
-  t.teardown(() => client.close())
-  const replay = await client.callTool({ name: 'sentiment-analyzer', arguments: input })
-  t.equal(replay._meta['ai.apiary/replayed'], true, 'the MCP retry replays the HTTP answer')
-  t.same(replay.structuredContent, http.json().result)
-  t.equal(replay._meta['ai.apiary/timestamp'], http.json().timestamp)
-
-  const first = await client.callTool({ name: 'sentiment-analyzer', arguments: input, _meta: { 'ai.apiary/idempotencyKey': 'order-8' } })
-  t.equal(first._meta['ai.apiary/replayed'], true, 'the header wins over _meta: still order-7')
-  const { client: metaOnly } = await clients['v2 client, 2025 handshake']!(url, { 'X-Registry-Wallet-Token': wallet.token })
-  t.teardown(() => metaOnly.close())
-  const fresh = await metaOnly.callTool({ name: 'sentiment-analyzer', arguments: input, _meta: { 'ai.apiary/idempotencyKey': 'order-8' } })
-  t.equal(fresh._meta['ai.apiary/replayed'], false)
-  const again = await app.inject({
-    method: 'POST',
-    url: '/api/bees/sentiment-analyzer/execute',
-    payload: input,
-    headers: { 'x-registry-wallet-token': wallet.token, 'idempotency-key': 'order-8' }
-  })
-  t.equal(again.headers['idempotent-replayed'], 'true', 'the HTTP retry replays the MCP answer')
-  t.equal(await balanceOf(app, wallet.id), 0.998, 'two keys, two charges, whatever the door')
+  await checkIdempotencyAcrossDoors(t, app, 'MCP', overMcp(url, modern))
 })
 
 test('a Bee that fails is a tool error for a publisher\'s Bee and an internal error for a built-in one, charged to no one', async (t) => {

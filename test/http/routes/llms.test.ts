@@ -122,7 +122,19 @@ test('GET /api/bees/{id} answers JSON by default and Markdown to clients that pr
     ['text/markdown;q=0.5, application/json', 'json'],
     ['application/json;q=0.1, text/markdown', 'markdown'],
     ['text/markdown;q=0, */*', 'json'],
-    ['image/png', 'json']
+    ['image/png', 'json'],
+    ['', 'json'],
+    ['TEXT/Markdown; charset=utf-8', 'markdown'],
+    ['text/markdown; charset=iso-8859-1', 'json'],
+    ['text/markdown;q=0.9, application/json;q=0.8', 'markdown'],
+    // Equally wanted: the order the client listed them in decides (negotiator's rule).
+    ['text/markdown, application/json', 'markdown'],
+    ['application/json, text/markdown', 'json'],
+    // Negotiation is skipped unless Accept names Markdown, so a wildcard alone gets the usual JSON.
+    ['text/*', 'json'],
+    ['text/*, application/*', 'json'],
+    ['text/markdown;q=abc', 'json'],
+    ['markdown, ,/,', 'json']
   ]
   const etags = new Set<string>()
   for (const [accept, expected] of cases) {

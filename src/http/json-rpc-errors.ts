@@ -1,0 +1,33 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TObject } from 'typebox'
+import type { ErrorBody } from '../core/schemas.js'
+
+/** The JSON-RPC 2.0 codes of a request refused before its protocol read it. */
+const JsonRpcRefusalCode = { parseError: -32700, invalidRequest: -32600, internalError: -32603 } as const
+
+const isErrorBody = (payload: unknown): payload is ErrorBody => typeof payload === 'object' && payload !== null && 'code' in payload
+
+/**
+ * A preSerialization hook for a JSON-RPC door. What the app refuses before the handler runs (not JSON, too
+ * large, too deep, not UTF-8, …) comes from its error handler in the standard body; a JSON-RPC client reads
+ * JSON-RPC, so the body is wrapped in an error response, laid out in `data` as the door's protocol wants
+ * (`detailsOf`). The HTTP status stays the one the app gives such a request everywhere else.
+ */
+export function jsonRpcRefusals (detailsOf: (body: ErrorBody) => unknown) {
+  return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode < 400 || !isErrorBody(payload)) return payload
+    const code = reply.statusCode >= 500
+      ? JsonRpcRefusalCode.internalError
+      : payload.code === 'INVALID_JSON' ? JsonRpcRefusalCode.parseError : JsonRpcRefusalCode.invalidRequest
+    return { jsonrpc: '2.0', id: null, error: { code, message: payload.message, data: detailsOf(payload) } }
+  }
+}
+
+/** The response schemas of the refusals that hook wraps (400 aside, which each door words itself), in the door's error response. */
+export function refusalResponses (errorResponse: TObject) {
+  return {
+    413: { ...errorResponse, description: 'The body is larger than BODY_LIMIT_BYTES.' },
+    415: { ...errorResponse, description: 'Content-Type is not application/json (or not UTF-8).' },
+    500: { ...errorResponse, description: 'Something went wrong on our side (-32603).' }
+  }
+}
