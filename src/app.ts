@@ -19,6 +19,7 @@ import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import rateLimit from '../plugins/rate-limit.js'
 import redis from '../plugins/redis.js'
+import preparations from '../plugins/preparations.js'
 import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
 import sharedSchemas from '../plugins/shared-schemas.js'
@@ -30,6 +31,7 @@ import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
 import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
+import preparationRoutes from './http/routes/preparations.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
@@ -95,6 +97,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(payment)
   await fastify.register(holdSweeper)
   await fastify.register(auth)
+  await fastify.register(preparations)
 
   await fastify.register(health)
   await fastify.register(builtInBees, { prefix: '/api' })
@@ -102,6 +105,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(publisherRoutes, { prefix: '/api' })
   await fastify.register(publishingRoutes, { prefix: '/api' })
   await fastify.register(credentialRoutes, { prefix: '/api' })
+  await fastify.register(preparationRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
   await fastify.register(x402Routes, { prefix: '/api' })

@@ -103,6 +103,37 @@ export const ConfigSchema = Type.Object({
     default: '',
     description: 'Comma-separated origins (scheme://host[:port]) whose browser pages may call the API; empty turns CORS off.'
   }),
+  // env-schema's Ajv knows no formats: the pattern is the e-mail check.
+  PREPARER_EMAIL: Type.String({
+    pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+    default: 'preparer@apiary.invalid',
+    description: 'E-mail address of the operator\'s preparer: completedBy of website preparations that complete on their own, ' +
+      'and the contact in the crawler\'s User-Agent.'
+  }),
+  PREPARATION_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2, description: 'Website preparations one instance runs at once.' }),
+  PREPARATION_MAX_PAGES: Type.Integer({ minimum: 1, maximum: 1000, default: 25, description: 'Most pages one website preparation fetches.' }),
+  PREPARATION_PAGE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time limit for fetching one page (robots.txt and sitemaps included).' }),
+  PREPARATION_PAGE_MAX_BYTES: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024, description: 'Largest page a preparation reads; larger ones are skipped.' }),
+  PREPARATION_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000, description: 'Time budget of one website crawl.' }),
+  PREPARATION_TOTAL_MAX_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024, description: 'Bytes one website crawl may read in all.' }),
+  PREPARATION_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    default: 3,
+    description: 'Runs of a preparation before it stays failed; a failure that may pass (site unreachable) is retried with a doubling back-off.'
+  }),
+  PREPARATION_RETRY_DELAY_SECONDS: Type.Integer({ minimum: 1, default: 30, description: 'Back-off before the first retry of a failed preparation; it doubles each time.' }),
+  PREPARATION_LEASE_SECONDS: Type.Integer({
+    minimum: 2,
+    default: 60,
+    description: 'How long a running preparation\'s claim lasts without a heartbeat (sent every third of it); after that its ' +
+      'worker counts as dead and another run takes the job over.'
+  }),
+  PREPARATION_QUEUE_SCHEMA: Type.Optional(Type.String({
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description: 'With PostgreSQL: the schema of pg-boss\'s job tables; unset, the ledger\'s schema with _jobs (public_jobs).'
+  })),
+  PREPARATION_POLL_MS: Type.Integer({ minimum: 50, default: 1000, description: 'How often an idle worker looks for due preparations (SQLite queue and pg-boss).' }),
   X402_FACILITATOR_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',
     description: 'x402 facilitator (its /verify, /settle and /supported). Set it, X402_NETWORK and X402_PAY_TO to accept x402 ' +

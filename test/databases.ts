@@ -42,6 +42,8 @@ export async function postgresBackend (): Promise<Backend> {
       const client = new pg.Client({ connectionString: serverUrl })
       await client.connect()
       await client.query(`DROP SCHEMA ${schema} CASCADE`)
+      // pg-boss's tables, where website preparation jobs queue (see PgBossQueue).
+      await client.query(`DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`)
       await client.end()
     }
   }

@@ -3,6 +3,7 @@ import type { HoldRepository } from './holds/hold-repository.js'
 import type { IdempotencyRepository } from './idempotency/idempotency-repository.js'
 import type { JournalRepository } from './journal/journal-repository.js'
 import type { Dialect } from './migrations.js'
+import type { PreparationRepository } from './preparations/preparation-repository.js'
 import type { SettlementRepository } from './settlements/settlement-repository.js'
 import type { WalletRepository } from './wallets/wallet-repository.js'
 
@@ -18,6 +19,8 @@ export interface Ledger {
   readonly idempotency: IdempotencyRepository
   /** Publishers, published Bees and the status of built-in Bees. */
   readonly catalog: CatalogRepository
+  /** Website preparation records, which are also their jobs. */
+  readonly preparations: PreparationRepository
   /** x402 payments settled for calls. */
   readonly settlements: SettlementRepository
   ping (): Promise<void>

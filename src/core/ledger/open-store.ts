@@ -12,6 +12,7 @@ import { sqlIdempotencyRepository } from './idempotency/sql-idempotency-reposito
 import { sqlJournalRepository } from './journal/sql-journal-repository.js'
 import type { Ledger } from './ledger.js'
 import { migrationsFor, type Dialect } from './migrations.js'
+import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
 import type { Tables } from './tables.js'
@@ -136,6 +137,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     journal: sqlJournalRepository(db),
     idempotency: sqlIdempotencyRepository(db),
     catalog: sqlCatalogRepository(db, secretBox(databaseUrl, dialect, options)),
+    preparations: sqlPreparationRepository(db),
     settlements: sqlSettlementRepository(db, dialect),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()

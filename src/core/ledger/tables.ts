@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely'
+import type { PreparationStatus } from '../preparations/schemas.js'
 import type { BeeStatus } from '../schemas.js'
 
 /**
@@ -98,6 +99,35 @@ export interface Tables {
     expires_at: string
     /** The hold the execution under this key placed, so a retry that takes the claim over reuses it. */
     hold_id: Generated<number | null>
+  }
+  /** Website preparation records, which are also their jobs (see PreparationRepository). */
+  preparations: {
+    id: string
+    owner_id: string
+    owner_email: string
+    name: string
+    website_url: string
+    business_name: string
+    description: string
+    /** JSON text: an array of strings. */
+    primary_services: string
+    target_audience: string
+    notes: string
+    status: PreparationStatus
+    /** JSON text: OutputFiles, or null before any run produced them. */
+    output_files: string | null
+    /** JSON text: Progress. */
+    progress: string
+    /** JSON text: {code, message} of the last failure, or null. */
+    error: string | null
+    attempts: number
+    run_after: string
+    /** The claim of the run in progress: only the run holding it writes progress and outcome. */
+    run_token: string | null
+    /** A running record whose lease has passed was left by a dead worker, and may be claimed again. */
+    lease_until: string | null
+    created_at: string
+    updated_at: string
   }
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { BlockList, isIP, type LookupFunction } from 'node:net'
+import { BlockList, isIP, type LookupFunction, type Socket } from 'node:net'
+import { buildConnector } from 'undici'
 
 /**
  * Where a published Bee may not point: loopback, private, link-local (with the cloud metadata
@@ -143,5 +144,24 @@ export class EgressPolicy {
     if (addresses.length === 0) return `endpoint host ${host} does not resolve`
     const bad = addresses.find((entry) => !this.allows(host, entry.address))
     return bad === undefined ? null : `endpoint host ${host} resolves to ${bad.address}, which is loopback, private, link-local or reserved`
+  }
+}
+
+/**
+ * An undici connector that connects only where the policy allows: the DNS answer is checked by the
+ * policy's lookup, and the address actually connected to once more (an IP literal skips the lookup).
+ */
+export function guardedConnector (policy: EgressPolicy, timeoutMs: number): buildConnector.connector {
+  const connect = buildConnector({ lookup: policy.lookup, timeout: timeoutMs } as buildConnector.BuildOptions)
+  return (connectOptions, callback) => {
+    connect(connectOptions, (error, socket) => {
+      if (error !== null) return callback(error, null)
+      const address = (socket as Socket).remoteAddress ?? ''
+      if (!policy.allows(connectOptions.hostname, address)) {
+        socket.destroy()
+        return callback(Object.assign(new Error(`connected address ${address} is forbidden`), { code: 'EGRESS_FORBIDDEN' }), null)
+      }
+      callback(null, socket)
+    })
   }
 }

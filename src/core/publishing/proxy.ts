@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto'
-import type { Socket } from 'node:net'
-import { Agent, buildConnector, request } from 'undici'
+import { Agent, request } from 'undici'
 import { ApiError } from '../errors.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
-import type { EgressPolicy } from './egress.js'
+import { guardedConnector, type EgressPolicy } from './egress.js'
 
 export interface ProxyOptions {
   policy: EgressPolicy
@@ -59,22 +58,7 @@ export class RemoteBeeProxy {
 
   constructor (options: ProxyOptions) {
     this.#options = options
-    const connect = buildConnector({ lookup: options.policy.lookup, timeout: options.timeoutMs } as buildConnector.BuildOptions)
-    this.#agent = new Agent({
-      keepAliveTimeout: 10_000,
-      connections: 64,
-      connect: (connectOptions, callback) => {
-        connect(connectOptions, (error, socket) => {
-          if (error !== null) return callback(error, null)
-          const address = (socket as Socket).remoteAddress ?? ''
-          if (!options.policy.allows(connectOptions.hostname, address)) {
-            socket.destroy()
-            return callback(Object.assign(new Error(`connected address ${address} is forbidden`), { code: 'EGRESS_FORBIDDEN' }), null)
-          }
-          callback(null, socket)
-        })
-      }
-    })
+    this.#agent = new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: guardedConnector(options.policy, options.timeoutMs) })
   }
 
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {

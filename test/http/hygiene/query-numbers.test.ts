@@ -29,7 +29,8 @@ test('every numeric query parameter refuses non-finite numbers with 400 VALIDATI
       }
     }
   }
-  t.same(checked.sort(), ['get-wallet-journal limit', 'list-bees limit', 'list-wallets limit', 'list-x402-settlements limit'], 'the numeric query parameters known today are all covered')
+  t.same(checked.sort(), ['get-wallet-journal limit', 'list-bees limit', 'list-preparations limit', 'list-wallets limit', 'list-x402-settlements limit'],
+    'the numeric query parameters known today are all covered')
 })
 
 test('finite numbers in range are still accepted, including exponent notation', async (t) => {

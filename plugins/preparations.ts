@@ -1,0 +1,63 @@
+import fp from 'fastify-plugin'
+import { SiteFetcher } from '../src/core/preparations/crawl/fetch-page.js'
+import { websitePreparer } from '../src/core/preparations/prepare.js'
+import { DatabaseQueue } from '../src/core/preparations/queue/database-queue.js'
+import { PgBossQueue } from '../src/core/preparations/queue/pg-boss-queue.js'
+import type { PreparationQueue } from '../src/core/preparations/queue/preparation-queue.js'
+import { PreparationWorker } from '../src/core/preparations/worker.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The queue of website preparation jobs; routes tell it when a record was queued. */
+    preparationQueue: PreparationQueue
+  }
+}
+
+/**
+ * Website preparations: the worker that crawls a site and composes its files (the summary runs through
+ * the executor), and the queue that feeds it (the database itself on SQLite, pg-boss on PostgreSQL),
+ * started once the server is ready and stopped before the ledger closes (a run in progress goes back to
+ * the queue).
+ */
+export default fp(async (fastify) => {
+  const { config, ledger, executor, catalog } = fastify
+  const fetcher = new SiteFetcher(catalog.egress, `ApiaryPreparer/1.0 (+mailto:${config.PREPARER_EMAIL})`, config.PREPARATION_PAGE_TIMEOUT_MS)
+  const worker = new PreparationWorker({
+    repository: ledger.preparations,
+    prepare: websitePreparer({
+      fetcher,
+      executor,
+      log: fastify.log,
+      limits: {
+        maxPages: config.PREPARATION_MAX_PAGES,
+        pageMaxBytes: config.PREPARATION_PAGE_MAX_BYTES,
+        totalMaxBytes: config.PREPARATION_TOTAL_MAX_BYTES,
+        totalTimeoutMs: config.PREPARATION_TOTAL_TIMEOUT_MS
+      }
+    }),
+    leaseSeconds: config.PREPARATION_LEASE_SECONDS,
+    maxAttempts: config.PREPARATION_MAX_ATTEMPTS,
+    retryDelaySeconds: config.PREPARATION_RETRY_DELAY_SECONDS,
+    preparerEmail: config.PREPARER_EMAIL,
+    log: fastify.log
+  })
+  const queue: PreparationQueue = ledger.dialect === 'postgres'
+    ? new PgBossQueue(worker, {
+      connectionString: config.DATABASE_URL,
+      schema: config.PREPARATION_QUEUE_SCHEMA,
+      concurrency: config.PREPARATION_CONCURRENCY,
+      pollSeconds: Math.max(0.5, config.PREPARATION_POLL_MS / 1000),
+      maxAttempts: config.PREPARATION_MAX_ATTEMPTS,
+      retryDelaySeconds: config.PREPARATION_RETRY_DELAY_SECONDS,
+      // A run ends within the crawl's time budget, the summary and the files: a job active far longer lost its worker.
+      expireInSeconds: Math.ceil(config.PREPARATION_TOTAL_TIMEOUT_MS / 1000) + 300,
+      log: fastify.log
+    })
+    : new DatabaseQueue(worker, { concurrency: config.PREPARATION_CONCURRENCY, pollMs: config.PREPARATION_POLL_MS, log: fastify.log })
+  fastify.decorate('preparationQueue', queue)
+  fastify.addHook('onReady', async () => { await queue.start() })
+  fastify.addHook('onClose', async () => {
+    await queue.stop()
+    await fetcher.close()
+  })
+}, { name: 'preparations', dependencies: ['config', 'ledger', 'executor', 'catalog'] })

@@ -1,0 +1,98 @@
+import pg from 'pg'
+import PgBoss from 'pg-boss'
+import type { Logger } from '../../logger.js'
+import type { PreparationWorker } from '../worker.js'
+import type { PreparationQueue } from './preparation-queue.js'
+
+export const PREPARATION_JOB = 'website-preparation'
+
+const DEADLOCK_DETECTED = '40P01'
+
+export interface PgBossQueueOptions {
+  connectionString: string
+  /** PostgreSQL schema of pg-boss's own tables; undefined: the ledger's schema (the URL's search_path) with `_jobs`. */
+  schema: string | undefined
+  concurrency: number
+  pollSeconds: number
+  maxAttempts: number
+  retryDelaySeconds: number
+  /** How long a job may stay active before pg-boss takes its worker for dead and hands it out again. */
+  expireInSeconds: number
+  log: Logger
+}
+
+interface JobData { id: string }
+
+/** The schema the ledger's tables are in: deployments (and test runs) sharing a database each get their own jobs. */
+async function ledgerSchema (connectionString: string): Promise<string> {
+  const client = new pg.Client({ connectionString })
+  await client.connect()
+  try {
+    return (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? 'public'
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * The PostgreSQL queue: pg-boss hands each job to one worker across all instances (SKIP LOCKED), hands a
+ * job whose worker died out again once it expires, and backs a failed one off before its retry. The
+ * record's claim still decides: a delivery whose record is already running elsewhere, done, canceled or
+ * deleted does nothing.
+ */
+export class PgBossQueue implements PreparationQueue {
+  readonly #worker: PreparationWorker
+  readonly #options: PgBossQueueOptions
+  #boss: PgBoss | null = null
+
+  constructor (worker: PreparationWorker, options: PgBossQueueOptions) {
+    this.#worker = worker
+    this.#options = options
+  }
+
+  async start (): Promise<void> {
+    const { connectionString, concurrency, pollSeconds, maxAttempts, retryDelaySeconds, expireInSeconds, log } = this.#options
+    const schema = this.#options.schema ?? `${await ledgerSchema(connectionString)}_jobs`
+    const boss = new PgBoss({ connectionString, schema, max: concurrency + 2 })
+    boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'))
+    this.#boss = boss
+    await boss.start()
+    // The record counts its attempts and stops retrying; pg-boss's limit only has to outlast it, shutdowns included.
+    await this.#createQueue({ name: PREPARATION_JOB, retryLimit: maxAttempts + 5, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds })
+    for (let i = 0; i < concurrency; i++) {
+      await boss.work<JobData>(PREPARATION_JOB, { batchSize: 1, pollingIntervalSeconds: pollSeconds }, async (jobs) => {
+        for (const job of jobs) {
+          const result = await this.#worker.runOnce(job.data.id)
+          // Failing the job makes pg-boss retry it after its back-off: a failed attempt, or one stopped by shutdown.
+          if (result === 'retry' || result === 'interrupted') throw new Error(`preparation ${job.data.id}: ${result}`)
+        }
+      })
+    }
+  }
+
+  /**
+   * Instances starting together can deadlock in pg-boss's create_queue (each creates the queue's table):
+   * PostgreSQL aborts one of them, which tries again and finds the queue made.
+   */
+  async #createQueue (queue: PgBoss.Queue): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#boss?.createQueue(queue.name, queue)
+        return
+      } catch (error) {
+        if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt === 5) throw error
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+      }
+    }
+  }
+
+  async enqueue (id: string): Promise<void> {
+    if (this.#boss === null) throw new Error('the preparation queue is not started')
+    await this.#boss.send(PREPARATION_JOB, { id } satisfies JobData)
+  }
+
+  async stop (): Promise<void> {
+    this.#worker.stop()
+    await this.#boss?.stop({ graceful: true, wait: true, timeout: 10_000 })
+  }
+}

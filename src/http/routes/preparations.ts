@@ -1,0 +1,368 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { isIP } from 'node:net'
+import { Type, type Static } from 'typebox'
+import { ApiError, invalidCursor } from '../../core/errors.js'
+import type { PreparationChange } from '../../core/ledger/preparations/preparation-repository.js'
+import { now } from '../../core/ledger/timestamps.js'
+import { ALLOWED_FROM, newPreparationId, WAITING, type PreparationAction } from '../../core/preparations/lifecycle.js'
+import {
+  OutputFiles, Preparation, PreparationInputFields, PreparationStatus, type PreparationInputs
+} from '../../core/preparations/schemas.js'
+import { PageQuery, paged, ref } from '../../core/schemas.js'
+import { cachedText, sendCached } from '../cached-text.js'
+import { bodyRefusals, PRINCIPAL_REQUIRED, refusal, requestRefusal } from '../refusals.js'
+
+const IdParams = Type.Object({ id: Type.String({ description: 'Identifier of the preparation record (bee_…).' }) })
+
+const CreateBody = Type.Object({
+  ...PreparationInputFields,
+  targetAudience: Type.Optional(PreparationInputFields.targetAudience),
+  notes: Type.Optional(PreparationInputFields.notes)
+}, {
+  description: 'The website to prepare and what the business says of itself.',
+  examples: [{
+    name: 'Acme Bakery site',
+    websiteUrl: 'https://acme-bakery.example',
+    businessName: 'Acme Bakery',
+    description: 'A neighbourhood bakery baking sourdough and pastries every morning.',
+    primaryServices: ['Sourdough bread', 'Custom cakes']
+  }]
+})
+
+const EditableFiles = Type.Object({
+  schemaOrgJsonLd: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'The JSON-LD document, as serialized JSON (an object).' })),
+  notes: Type.Optional(Type.String({ maxLength: 100_000, description: 'Notes on the files.' })),
+  semanticSummary: Type.Optional(Type.String({ maxLength: 100_000, description: 'The Markdown summary.' })),
+  llmsTxt: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'The llms.txt.' })),
+  agentManifest: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'The agent manifest as serialized JSON (an object), or the empty string.' }))
+}, { description: 'Reviewed output files: the fields given replace the produced ones.' })
+
+const PatchBody = Type.Object({
+  name: Type.Optional(PreparationInputFields.name),
+  websiteUrl: Type.Optional(PreparationInputFields.websiteUrl),
+  businessName: Type.Optional(PreparationInputFields.businessName),
+  description: Type.Optional(PreparationInputFields.description),
+  primaryServices: Type.Optional(PreparationInputFields.primaryServices),
+  targetAudience: Type.Optional(PreparationInputFields.targetAudience),
+  notes: Type.Optional(PreparationInputFields.notes),
+  outputFiles: Type.Optional(EditableFiles)
+}, {
+  minProperties: 1,
+  description: 'Either new inputs (the job is queued again from scratch), or outputFiles edits (the record is marked ' +
+    'completed by you); not both.',
+  examples: [{ primaryServices: ['Sourdough bread', 'Custom cakes', 'Catering'] }]
+})
+
+const ListQuery = Type.Object({
+  ...PageQuery.properties,
+  status: Type.Optional(PreparationStatus)
+})
+
+const PREPARATION = ref(Preparation)
+const NOT_FOUND = refusal('No preparation with this id that you manage.', ['PREPARATION_NOT_FOUND'], { name: 'PreparationNotFound' })
+/** The refusals of a route that names a record and reads no body (GET). */
+const errors = { 400: requestRefusal('The request is invalid.'), 401: PRINCIPAL_REQUIRED, 404: NOT_FOUND }
+/** The same for a POST or DELETE, whose body (none is needed) is still read if sent. */
+const bodyErrors = { ...bodyRefusals('A body was sent, and it is not JSON.'), 401: PRINCIPAL_REQUIRED, 404: NOT_FOUND }
+const stateConflict = { 409: refusal('The record is not in a state this action applies to.', ['PREPARATION_STATE'], { name: 'PreparationState' }) }
+
+/** The output files, each at its own URL with its media type. */
+const FILES = [
+  { path: 'llms.txt', field: 'llmsTxt', type: 'text/plain; charset=utf-8', media: 'text/plain', title: 'the llms.txt' },
+  { path: 'schema.jsonld', field: 'schemaOrgJsonLd', type: 'application/ld+json', media: 'application/ld+json', title: 'the schema.org JSON-LD' },
+  { path: 'agent-manifest.json', field: 'agentManifest', type: 'application/json; charset=utf-8', media: 'application/json', title: 'the agent manifest' },
+  { path: 'summary.md', field: 'semanticSummary', type: 'text/markdown; charset=utf-8', media: 'text/markdown', title: 'the semantic summary' }
+] as const
+
+const notFound = (id: string) => new ApiError(404, 'PREPARATION_NOT_FOUND', `No preparation you manage has the id "${id}".`)
+
+const wrongState = (action: PreparationAction, status: string) => new ApiError(409, 'PREPARATION_STATE',
+  `The preparation is ${status}; ${action} applies to a preparation that is ${ALLOWED_FROM[action].join(', ')}.`)
+
+/** Why a website address is refused at once (the crawl checks every address it connects to again), or null. */
+function websiteProblem (websiteUrl: string, allowsAddress: (host: string) => boolean): string | null {
+  if (!URL.canParse(websiteUrl)) return 'websiteUrl must be an absolute http or https URL'
+  const url = new URL(websiteUrl)
+  if (url.username !== '' || url.password !== '') return 'websiteUrl must not carry credentials'
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host) !== 0 && !allowsAddress(host)) return `websiteUrl's address ${host} is loopback, private or reserved: Apiary does not crawl it`
+  return null
+}
+
+/** A reviewed file that must hold a serialized JSON object (the empty string allowed where `emptyAllowed`). */
+function checkJsonObject (field: string, text: string | undefined, emptyAllowed: boolean): void {
+  if (text === undefined || (emptyAllowed && text === '')) return
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new ApiError(400, 'OUTPUT_INVALID', `outputFiles.${field} must be serialized JSON${emptyAllowed ? ', or the empty string' : ''}.`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError(400, 'OUTPUT_INVALID', `outputFiles.${field} must hold a JSON object.`)
+  }
+}
+
+const requeued = (at: string): Omit<PreparationChange, 'inputs'> =>
+  ({ status: 'queued', outputFiles: null, error: null, attempts: 0, progress: WAITING, runAfter: at, updatedAt: at })
+
+/**
+ * Website preparation records (spec §2.5): a publisher submits its site, a worker crawls it and composes
+ * an llms.txt, a schema.org JSON-LD graph, an agent manifest and a summary. Owners see and manage their
+ * own records, the operator everyone's; someone else's record answers 404, as if it did not exist.
+ */
+const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { config, catalog, preparationQueue } = fastify
+  const store = fastify.ledger.preparations
+  const tags = ['preparations']
+  const security: Array<Record<string, string[]>> = [{ publisherKey: [] }, { adminToken: [] }]
+
+  /** The caller's identity as an owner: a publisher, or the operator (as PREPARER_EMAIL). */
+  const ownerOf = (request: FastifyRequest) => request.principal?.kind === 'publisher'
+    ? { id: request.principal.publisher.id, email: request.principal.publisher.email }
+    : { id: 'admin', email: config.PREPARER_EMAIL }
+
+  async function owned (request: FastifyRequest, id: string): Promise<Static<typeof Preparation>> {
+    const preparation = await store.get(id)
+    const principal = request.principal
+    if (preparation === null || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== preparation.ownerId)) {
+      throw notFound(id)
+    }
+    return preparation
+  }
+
+  async function act (id: string, action: PreparationAction, change: PreparationChange) {
+    const changed = await store.change(id, ALLOWED_FROM[action], change)
+    if (changed.ok) return changed.preparation
+    throw changed.reason === 'NOT_FOUND' ? notFound(id) : wrongState(action, changed.status)
+  }
+
+  function checkWebsite (websiteUrl: string): void {
+    const problem = websiteProblem(websiteUrl, (host) => catalog.egress.allows(host, host))
+    if (problem !== null) throw new ApiError(400, 'WEBSITE_FORBIDDEN', problem)
+  }
+
+  fastify.post('/preparations', {
+    schema: {
+      tags,
+      security,
+      operationId: 'create-preparation',
+      summary: 'Submit a website to prepare',
+      description: 'Queues a job that crawls the site (robots.txt respected, same site only, within the operator\'s budgets) and ' +
+        'composes its llms.txt, schema.org JSON-LD, agent manifest and summary. ownerId and ownerEmail come from your key. ' +
+        'Follow progress with GET /api/preparations/{id}.',
+      body: CreateBody,
+      response: {
+        202: PREPARATION,
+        ...bodyRefusals('The body does not match its schema, or the website is one Apiary does not crawl.', ['VALIDATION_FAILED', 'WEBSITE_FORBIDDEN']),
+        401: PRINCIPAL_REQUIRED
+      }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request, reply) => {
+    const body = request.body
+    checkWebsite(body.websiteUrl)
+    const owner = ownerOf(request)
+    const at = now()
+    const preparation: Static<typeof Preparation> = {
+      id: newPreparationId(),
+      ...body,
+      targetAudience: body.targetAudience ?? '',
+      notes: body.notes ?? '',
+      status: 'queued',
+      ownerId: owner.id,
+      ownerEmail: owner.email,
+      createdAt: at,
+      updatedAt: at,
+      outputFiles: null,
+      progress: WAITING,
+      error: null,
+      attempts: 0
+    }
+    await store.insert(preparation)
+    await preparationQueue.enqueue(preparation.id)
+    request.log.info({ preparationId: preparation.id, ownerId: owner.id }, 'preparation queued')
+    return reply.code(202).send(preparation)
+  })
+
+  fastify.get('/preparations', {
+    schema: {
+      tags,
+      security,
+      operationId: 'list-preparations',
+      summary: 'List your preparations',
+      description: 'Your preparation records (the operator: everyone\'s) in id order, a page at a time: pass nextCursor back as ' +
+        'cursor. Filter by status.',
+      querystring: ListQuery,
+      response: {
+        200: paged('preparations', PREPARATION),
+        400: requestRefusal('The status, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']),
+        401: PRINCIPAL_REQUIRED
+      }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request) => {
+    const principal = request.principal
+    const listed = await store.list({ ...request.query, ownerId: principal?.kind === 'publisher' ? principal.publisher.id : undefined })
+    if (!listed.ok) throw invalidCursor()
+    return { preparations: listed.items, nextCursor: listed.nextCursor }
+  })
+
+  fastify.get('/preparations/:id', {
+    schema: {
+      tags,
+      security,
+      operationId: 'get-preparation',
+      summary: 'Read a preparation',
+      description: 'The record with its status, progress ({pagesFetched, pagesPlanned, stage}), error and, once produced, outputFiles.',
+      params: IdParams,
+      response: { 200: PREPARATION, ...errors }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request) => await owned(request, request.params.id))
+
+  fastify.patch('/preparations/:id', {
+    schema: {
+      tags,
+      security,
+      operationId: 'update-preparation',
+      summary: 'Change a preparation\'s inputs, or review its files',
+      description: 'New inputs queue the job again from scratch, whatever its state (a run in progress is abandoned). ' +
+        'outputFiles edits (on a completed, failed or canceled record) replace those files and mark the record completed, ' +
+        'with completedBy your e-mail address (the operator\'s: PREPARER_EMAIL).',
+      params: IdParams,
+      body: PatchBody,
+      response: {
+        200: PREPARATION,
+        ...bodyRefusals('The body does not match its schema, mixes inputs and outputFiles, holds a file that is not a JSON object where ' +
+          'one is due, or names a website Apiary does not crawl.', ['VALIDATION_FAILED', 'PATCH_MIXED', 'OUTPUT_INVALID', 'WEBSITE_FORBIDDEN']),
+        401: PRINCIPAL_REQUIRED,
+        404: NOT_FOUND,
+        ...stateConflict
+      }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request) => {
+    const { id } = request.params
+    const { outputFiles: edits, ...inputs } = request.body
+    const current = await owned(request, id)
+    const at = now()
+    if (edits !== undefined) {
+      if (Object.keys(inputs).length > 0) {
+        throw new ApiError(400, 'PATCH_MIXED', 'Send either new inputs (which queue the job again) or outputFiles edits, not both.')
+      }
+      checkJsonObject('schemaOrgJsonLd', edits.schemaOrgJsonLd, false)
+      checkJsonObject('agentManifest', edits.agentManifest, true)
+      const base = current.outputFiles ?? { schemaOrgJsonLd: '{}', notes: '', semanticSummary: '', llmsTxt: '', agentManifest: '' }
+      const files: Static<typeof OutputFiles> = { ...base, ...edits, completedBy: ownerOf(request).email, completedAt: at }
+      const reviewed = await act(id, 'review', { status: 'completed', outputFiles: files, error: null, updatedAt: at })
+      request.log.info({ preparationId: id }, 'preparation reviewed and completed')
+      return reviewed
+    }
+    const next: PreparationInputs = {
+      name: inputs.name ?? current.name,
+      websiteUrl: inputs.websiteUrl ?? current.websiteUrl,
+      businessName: inputs.businessName ?? current.businessName,
+      description: inputs.description ?? current.description,
+      primaryServices: inputs.primaryServices ?? current.primaryServices,
+      targetAudience: inputs.targetAudience ?? current.targetAudience,
+      notes: inputs.notes ?? current.notes
+    }
+    checkWebsite(next.websiteUrl)
+    const edited = await act(id, 'edit', { inputs: next, ...requeued(at) })
+    await preparationQueue.enqueue(id)
+    request.log.info({ preparationId: id }, 'preparation edited and queued again')
+    return edited
+  })
+
+  /** The actions that only move a record on: retry queues it again, cancel stops it. */
+  const actions = [
+    {
+      action: 'retry',
+      summary: 'Run a preparation again',
+      description: 'Queues a failed, canceled or completed preparation again, with its attempts counted from zero.',
+      change: () => requeued(now())
+    },
+    {
+      action: 'cancel',
+      summary: 'Cancel a queued or running preparation',
+      description: 'A running job stops at its next step. The record stays (retry it, or DELETE it).',
+      change: (): PreparationChange => ({ status: 'canceled', updatedAt: now() })
+    }
+  ] as const
+  for (const { action, summary, description, change } of actions) {
+    fastify.post(`/preparations/:id/${action}`, {
+      schema: {
+        tags,
+        security,
+        operationId: `${action}-preparation`,
+        summary,
+        description,
+        params: IdParams,
+        response: { 200: PREPARATION, ...bodyErrors, ...stateConflict }
+      },
+      onRequest: fastify.requirePrincipal
+    }, async (request) => {
+      const { id } = request.params
+      await owned(request, id)
+      const changed = await act(id, action, change())
+      if (changed.status === 'queued') await preparationQueue.enqueue(id)
+      return changed
+    })
+  }
+
+  fastify.delete('/preparations/:id', {
+    schema: {
+      tags,
+      security,
+      operationId: 'delete-preparation',
+      summary: 'Delete a preparation',
+      description: 'Removes the record and its files, whatever its state; a running job stops at its next step.',
+      params: IdParams,
+      response: { 204: Type.Null({ description: 'Deleted.' }), ...bodyErrors }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request, reply) => {
+    const { id } = request.params
+    await owned(request, id)
+    if (!await store.delete(id)) throw notFound(id)
+    return reply.code(204).send(null)
+  })
+
+  for (const file of FILES) {
+    fastify.get(`/preparations/:id/files/${file.path}`, {
+      schema: {
+        tags,
+        security,
+        operationId: `get-preparation-${file.path.replace(/\W+/g, '-')}`,
+        summary: `Download ${file.title}`,
+        description: `outputFiles.${file.field} as a file (${file.media}), to serve or copy as it is. Strong ETag; 304 on ` +
+          'If-None-Match. Cache-Control is no-store, as for every answer to a credential.',
+        params: IdParams,
+        response: {
+          200: { description: `${file.title} (${file.media}).`, content: { [file.media]: { schema: { type: 'string', description: file.title } } } },
+          304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
+          ...errors,
+          404: refusal('No such preparation that you manage, or the file is not ready (or, for the agent manifest, empty).',
+            ['PREPARATION_NOT_FOUND', 'PREPARATION_FILE_NOT_READY', 'AGENT_MANIFEST_EMPTY'], { name: 'PreparationFileNotFound' })
+        }
+      },
+      onRequest: fastify.requirePrincipal
+    }, async (request, reply) => {
+      const preparation = await owned(request, request.params.id)
+      const files = preparation.outputFiles
+      if (files === null) {
+        throw new ApiError(404, 'PREPARATION_FILE_NOT_READY', `The preparation is ${preparation.status}: its files are not produced yet.`)
+      }
+      const text = files[file.field]
+      if (text === '') {
+        throw new ApiError(404, 'AGENT_MANIFEST_EMPTY', 'The crawl found nothing machine-usable on the site (no API, MCP or ' +
+          'OpenSearch link, contact point or form): there is no agent manifest to publish.')
+      }
+      return sendCached(request, reply, cachedText(text), file.type)
+    })
+  }
+}
+
+export default preparationRoutes

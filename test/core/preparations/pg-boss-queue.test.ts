@@ -1,0 +1,66 @@
+import { test } from 'tap'
+import { openStore } from '../../../src/core/ledger/open-store.js'
+import { PgBossQueue } from '../../../src/core/preparations/queue/pg-boss-queue.js'
+import { PreparationWorker, type Prepare } from '../../../src/core/preparations/worker.js'
+import { postgresBackend, postgresSkip } from '../../databases.js'
+import { FILES as files, queuedPreparation, SILENT as silent } from './preparation-fixture.js'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run exactly once; a failed one backs off and is retried',
+  { skip: postgresSkip }, async (t) => {
+    const database = await postgresBackend()
+    t.teardown(database.drop)
+
+    const runs: Array<{ id: string, instance: number }> = []
+    let flakyFailures = 0
+    const instances = await Promise.all([0, 1].map(async (instance) => {
+      const ledger = await openStore(database.url)
+      const prepare: Prepare = async (preparation) => {
+        runs.push({ id: preparation.id, instance })
+        await sleep(100)
+        if (preparation.name === 'flaky' && flakyFailures++ === 0) {
+          return { ok: false, error: { code: 'SITE_UNREACHABLE', message: 'down for a moment' }, retryable: true }
+        }
+        return { ok: true, files }
+      }
+      const worker = new PreparationWorker({
+        repository: ledger.preparations, prepare, leaseSeconds: 30, maxAttempts: 3, retryDelaySeconds: 1, preparerEmail: 'preparer@example.com', log: silent
+      })
+      const queue = new PgBossQueue(worker, {
+        connectionString: database.url, schema: undefined, concurrency: 2, pollSeconds: 0.5, maxAttempts: 3, retryDelaySeconds: 1, expireInSeconds: 60, log: silent
+      })
+      await queue.start()
+      return { ledger, queue }
+    }))
+    t.teardown(async () => {
+      for (const { ledger, queue } of instances) {
+        await queue.stop()
+        await ledger.close()
+      }
+    })
+    const [first, second] = instances as [typeof instances[0], typeof instances[0]]
+
+    const ids: string[] = []
+    for (let i = 0; i < 21; i++) {
+      const preparation = queuedPreparation(i === 20 ? 'flaky' : `site ${i}`)
+      const id = preparation.id
+      ids.push(id)
+      await first.ledger.preparations.insert(preparation)
+      await (i % 2 === 0 ? first : second).queue.enqueue(id)
+    }
+
+    const deadline = Date.now() + 60_000
+    let records = await Promise.all(ids.map((id) => first.ledger.preparations.get(id)))
+    while (records.some((record) => record?.status !== 'completed') && Date.now() < deadline) {
+      await sleep(250)
+      records = await Promise.all(ids.map((id) => first.ledger.preparations.get(id)))
+    }
+    t.ok(records.every((record) => record?.status === 'completed'), 'every job completed')
+    const steady = ids.slice(0, 20)
+    t.same(steady.map((id) => runs.filter((run) => run.id === id).length), steady.map(() => 1), 'each of the 20 ran exactly once')
+    t.same(new Set(runs.map((run) => run.instance)), new Set([0, 1]), 'both instances took jobs')
+    const flaky = records[20]
+    t.equal(runs.filter((run) => run.id === ids[20]).length, 2, 'the failed job ran again after its back-off')
+    t.match(flaky, { status: 'completed', attempts: 2, error: null })
+  })
