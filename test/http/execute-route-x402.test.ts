@@ -213,8 +213,10 @@ test('the OpenAPI document describes the x402 headers when x402 is on', async (t
   const operation = document.paths['/api/bees/sentiment-analyzer/execute'].post
   t.ok(operation.parameters.some((parameter: { $ref: string }) => parameter.$ref === '#/components/parameters/payment-signature'))
   t.match(document.components.parameters['payment-signature'], { in: 'header', name: 'payment-signature' })
-  t.ok(operation.responses['402'].headers['payment-required'])
-  const codes: string[] = operation.responses['402'].content['application/json'].schema.allOf[1].properties.code.enum
+  // Every paid execute route gives the same 402: one shared response.
+  const paymentRequired = document.components.responses[operation.responses['402'].$ref.split('/').pop()]
+  t.ok(paymentRequired.headers['payment-required'])
+  const codes: string[] = paymentRequired.content['application/json'].schema.allOf[1].properties.code.enum
   t.ok(codes.includes('WALLET_TOKEN_MISSING') && codes.includes('X402_PAYMENT_USED'), 'the 402 lists the wallet and the x402 codes')
   t.ok(operation.responses['200'].headers['payment-response'])
   t.ok(document.components.headers['payment-required'].description)
