@@ -1,10 +1,21 @@
 import fp from 'fastify-plugin'
 import { SiteFetcher } from '../src/core/preparations/crawl/fetch-page.js'
-import { websitePreparer } from '../src/core/preparations/prepare.js'
+import type { PreparerOptions } from '../src/core/preparations/prepare.js'
 import { DatabaseQueue } from '../src/core/preparations/queue/database-queue.js'
-import { PgBossQueue } from '../src/core/preparations/queue/pg-boss-queue.js'
 import type { PreparationQueue } from '../src/core/preparations/queue/preparation-queue.js'
-import { PreparationWorker } from '../src/core/preparations/worker.js'
+import { PreparationWorker, type Prepare } from '../src/core/preparations/worker.js'
+
+/**
+ * The preparer, loaded with the first job: its HTML parsers (cheerio, linkedom, Readability) cost start-up
+ * time and memory an instance that never prepares a site should not pay.
+ */
+function lazyPreparer (options: PreparerOptions): Prepare {
+  let loaded: Promise<Prepare> | undefined
+  return async (...args) => {
+    loaded ??= import('../src/core/preparations/prepare.js').then(({ websitePreparer }) => websitePreparer(options))
+    return await (await loaded)(...args)
+  }
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,7 +35,7 @@ export default fp(async (fastify) => {
   const fetcher = new SiteFetcher(catalog.egress, `ApiaryPreparer/1.0 (+mailto:${config.PREPARER_EMAIL})`, config.PREPARATION_PAGE_TIMEOUT_MS)
   const worker = new PreparationWorker({
     repository: ledger.preparations,
-    prepare: websitePreparer({
+    prepare: lazyPreparer({
       fetcher,
       executor,
       log: fastify.log,
@@ -41,8 +52,9 @@ export default fp(async (fastify) => {
     preparerEmail: config.PREPARER_EMAIL,
     log: fastify.log
   })
+  // pg-boss (and pg) load only for PostgreSQL, as the ledger's driver does.
   const queue: PreparationQueue = ledger.dialect === 'postgres'
-    ? new PgBossQueue(worker, {
+    ? new (await import('../src/core/preparations/queue/pg-boss-queue.js')).PgBossQueue(worker, {
       connectionString: config.DATABASE_URL,
       schema: config.PREPARATION_QUEUE_SCHEMA,
       concurrency: config.PREPARATION_CONCURRENCY,
