@@ -135,13 +135,19 @@ test('a payment the facilitator refuses is a 402 with the reason and a new offer
   t.equal(facilitator.settled.length, 0)
 })
 
-test('with the facilitator down a paid call is 503 and its Bee does not run', async (t) => {
+/** A publisher's pay-per-use Bee on a fake upstream, and a signed payment for one call of it. */
+async function paidShouter (t: Teardown) {
   const bee = await startFakeBee()
   t.teardown(bee.close)
   const { app, post, facilitator } = await setup(t)
   const publisher = await createPublisher(app)
   await publish(app, publisher.headers, beeBody('shouter', bee.url, { pricing: { type: 'pay-per-use', costPerCall: 0.25 } }))
   const { header } = await signedPayment(post, '/api/bees/shouter/execute', { text: 'hey' })
+  return { bee, post, facilitator, header }
+}
+
+test('with the facilitator down a paid call is 503 and its Bee does not run', async (t) => {
+  const { bee, post, facilitator, header } = await paidShouter(t)
   await facilitator.close()
   const response = await post('/api/bees/shouter/execute', { text: 'hey' }, { 'payment-signature': header })
   t.equal(response.status, 503)
@@ -150,12 +156,7 @@ test('with the facilitator down a paid call is 503 and its Bee does not run', as
 })
 
 test('a Bee that fails is verified but never settled; the payment can be retried', async (t) => {
-  const bee = await startFakeBee()
-  t.teardown(bee.close)
-  const { app, post, facilitator } = await setup(t)
-  const publisher = await createPublisher(app)
-  await publish(app, publisher.headers, beeBody('shouter', bee.url, { pricing: { type: 'pay-per-use', costPerCall: 0.25 } }))
-  const { header } = await signedPayment(post, '/api/bees/shouter/execute', { text: 'hey' })
+  const { bee, post, facilitator, header } = await paidShouter(t)
   bee.mode = 'error'
   const failed = await post('/api/bees/shouter/execute', { text: 'hey' }, { 'payment-signature': header })
   t.equal(failed.status, 502)
