@@ -63,6 +63,8 @@ export default fp(async (fastify) => {
       retryDelaySeconds: config.PREPARATION_RETRY_DELAY_SECONDS,
       // A run ends within the crawl's time budget, the summary and the files: a job active far longer lost its worker.
       expireInSeconds: Math.ceil(config.PREPARATION_TOTAL_TIMEOUT_MS / 1000) + 300,
+      resendSeconds: config.PREPARATION_RESEND_SECONDS,
+      repository: ledger.preparations,
       log: fastify.log
     })
     : new DatabaseQueue(worker, { concurrency: config.PREPARATION_CONCURRENCY, pollMs: config.PREPARATION_POLL_MS, log: fastify.log })

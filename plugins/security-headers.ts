@@ -2,6 +2,17 @@ import helmet from '@fastify/helmet'
 import fp from 'fastify-plugin'
 import { WALLET_HEADER } from '../src/core/schemas.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The Cache-Control of a credentialed answer that holds nothing secret and is the same for every
+     * caller allowed to see it (a file meant for publishing): kept out of shared caches, yet the
+     * client may keep it and revalidate with its ETag. Unset: no-store.
+     */
+    credentialedCacheControl?: string
+  }
+}
+
 /**
  * The Content-Security-Policy of Swagger UI at /docs (its static files are served by @fastify/swagger-ui,
  * which sets this as its `staticCSP`): its scripts, styles and the spec it fetches come from this
@@ -40,7 +51,8 @@ export const baselineHeaders = {
  * that lets a browser do nothing with an answer but read it. Answers to a request that carried
  * credentials (Authorization or X-Registry-Wallet-Token) are `Cache-Control: no-store`, overriding any
  * caching a route set: they may hold a wallet token, a publisher key or a signing secret, or depend on
- * whose they are, and no cache between client and server may keep them.
+ * whose they are, and no cache between client and server may keep them. A route may name a private
+ * policy instead (credentialedCacheControl).
  */
 export default fp(async (fastify) => {
   await fastify.register(helmet, {
@@ -49,7 +61,7 @@ export default fp(async (fastify) => {
   })
   fastify.addHook('onSend', async (request, reply) => {
     if (request.headers.authorization !== undefined || request.headers[WALLET_HEADER] !== undefined) {
-      reply.header('cache-control', 'no-store')
+      reply.header('cache-control', reply.routeOptions.config.credentialedCacheControl ?? 'no-store')
     }
   })
 }, { name: 'security-headers' })

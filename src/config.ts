@@ -134,6 +134,12 @@ export const ConfigSchema = Type.Object({
     description: 'With PostgreSQL: the schema of pg-boss\'s job tables; unset, the ledger\'s schema with _jobs (public_jobs).'
   })),
   PREPARATION_POLL_MS: Type.Integer({ minimum: 50, default: 1000, description: 'How often an idle worker looks for due preparations (SQLite queue and pg-boss).' }),
+  PREPARATION_RESEND_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 60,
+    description: 'With PostgreSQL: how often each instance looks for due preparations that have no pg-boss job (their process ' +
+      'died between saving the record and sending the job) and sends one; a record is looked at once quiet for this long (at least 5 s).'
+  }),
   X402_FACILITATOR_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',
     description: 'x402 facilitator (its /verify, /settle and /supported). Set it, X402_NETWORK and X402_PAY_TO to accept x402 ' +

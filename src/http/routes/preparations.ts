@@ -338,7 +338,8 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: `get-preparation-${file.path.replace(/\W+/g, '-')}`,
         summary: `Download ${file.title}`,
         description: `outputFiles.${file.field} as a file (${file.media}), to serve or copy as it is. Strong ETag; 304 on ` +
-          'If-None-Match. Cache-Control is no-store, as for every answer to a credential.',
+          'If-None-Match. Cache-Control is `private, no-cache`: it needs your key, so no shared cache keeps it, and it can be ' +
+          'edited, so a client revalidates each time (cheaply, with the ETag).',
         params: IdParams,
         response: {
           200: { description: `${file.title} (${file.media}).`, content: { [file.media]: { schema: { type: 'string', description: file.title } } } },
@@ -348,7 +349,8 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
             ['PREPARATION_NOT_FOUND', 'PREPARATION_FILE_NOT_READY', 'AGENT_MANIFEST_EMPTY'], { name: 'PreparationFileNotFound' })
         }
       },
-      onRequest: fastify.requirePrincipal
+      onRequest: fastify.requirePrincipal,
+      config: { credentialedCacheControl: 'private, no-cache' }
     }, async (request, reply) => {
       const preparation = await owned(request, request.params.id)
       const files = preparation.outputFiles

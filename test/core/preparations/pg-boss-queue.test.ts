@@ -28,7 +28,16 @@ test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run ex
         repository: ledger.preparations, prepare, leaseSeconds: 30, maxAttempts: 3, retryDelaySeconds: 1, preparerEmail: 'preparer@example.com', log: silent
       })
       const queue = new PgBossQueue(worker, {
-        connectionString: database.url, schema: undefined, concurrency: 2, pollSeconds: 0.5, maxAttempts: 3, retryDelaySeconds: 1, expireInSeconds: 60, log: silent
+        connectionString: database.url,
+        schema: undefined,
+        concurrency: 2,
+        pollSeconds: 0.5,
+        maxAttempts: 3,
+        retryDelaySeconds: 1,
+        expireInSeconds: 60,
+        resendSeconds: 60,
+        repository: ledger.preparations,
+        log: silent
       })
       await queue.start()
       return { ledger, queue }
@@ -63,4 +72,63 @@ test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run ex
     const flaky = records[20]
     t.equal(runs.filter((run) => run.id === ids[20]).length, 2, 'the failed job ran again after its back-off')
     t.match(flaky, { status: 'completed', attempts: 2, error: null })
+  })
+
+test('a record saved by a process that died before sending its job is found and run, once, by a running instance',
+  { skip: postgresSkip }, async (t) => {
+    const database = await postgresBackend()
+    t.teardown(database.drop)
+    const ledger = await openStore(database.url)
+    const runs: string[] = []
+    const worker = new PreparationWorker({
+      repository: ledger.preparations,
+      prepare: async (preparation) => {
+        runs.push(preparation.id)
+        return { ok: true, files }
+      },
+      leaseSeconds: 30,
+      maxAttempts: 3,
+      retryDelaySeconds: 1,
+      preparerEmail: 'preparer@example.com',
+      log: silent
+    })
+    const warnings: unknown[] = []
+    const log = { ...silent, warn: (fields: unknown) => { warnings.push(fields) } }
+    const queue = new PgBossQueue(worker, {
+      connectionString: database.url,
+      schema: undefined,
+      concurrency: 1,
+      pollSeconds: 0.5,
+      maxAttempts: 3,
+      retryDelaySeconds: 1,
+      expireInSeconds: 60,
+      resendSeconds: 1,
+      repository: ledger.preparations,
+      log: log as typeof silent
+    })
+    t.teardown(async () => {
+      await queue.stop()
+      await ledger.close()
+    })
+    // Saved, and its process died before the job was sent: no job names it.
+    const stranded = queuedPreparation('stranded')
+    await ledger.preparations.insert(stranded)
+    // Sent as usual: must not be sent (or run) a second time.
+    const sent = queuedPreparation('sent')
+    await ledger.preparations.insert(sent)
+    await queue.start()
+    await queue.enqueue(sent.id)
+
+    const deadline = Date.now() + 30_000
+    let record = await ledger.preparations.get(stranded.id)
+    while (record?.status !== 'completed' && Date.now() < deadline) {
+      await sleep(250)
+      record = await ledger.preparations.get(stranded.id)
+    }
+    t.equal(record?.status, 'completed', 'the stranded record ran')
+    // Two more passes of the resend, which must find nothing left to send.
+    await sleep(2500)
+    t.same(runs.filter((id) => id === stranded.id).length, 1, 'the stranded record ran once')
+    t.same(runs.filter((id) => id === sent.id).length, 1, 'the record whose job was sent ran once')
+    t.same(warnings, [{ preparationIds: [stranded.id] }], 'only the stranded record was sent again, and the operator told')
   })

@@ -59,6 +59,7 @@ test('submit, follow, read the files; the owner reviews; another publisher sees 
     t.equal(file.statusCode, 200, path)
     t.match(file.headers['content-type'], type)
     t.equal(file.body, (done.outputFiles as { [key: string]: string })[field], `${path} is the record's ${field}`)
+    t.equal(file.headers['cache-control'], 'private, no-cache', `${path}: the client may keep it and revalidate; no shared cache may`)
     const etag = String(file.headers.etag)
     t.equal((await app.inject({ url, headers: { ...owner.headers, 'if-none-match': etag } })).statusCode, 304, `${path}: 304 on its ETag`)
     t.equal((await app.inject({ url, headers: other.headers })).statusCode, 404, `${path}: another publisher gets 404`)

@@ -44,6 +44,11 @@ export interface PreparationRepository {
   /** Applies the change when the record's status is one of `from`. */
   change (id: string, from: readonly PreparationStatus[], change: PreparationChange): Promise<ChangeOutcome>
   delete (id: string): Promise<boolean>
+  /**
+   * Ids of up to `limit` records due at `now` (queued and past their back-off, or running under an expired
+   * lease) and unchanged since `changedBefore`, oldest first: what a job engine may have lost.
+   */
+  dueIds (now: string, changedBefore: string, limit: number): Promise<string[]>
   /** Marks a due record running under this claim's token (attempts + 1); null when none is due. */
   claim (claim: Claim): Promise<Preparation | null>
   /** Writes the run's progress and extends its lease; false when the run no longer owns the record. */

@@ -123,6 +123,12 @@ export function sqlPreparationRepository (db: Kysely<Tables>): PreparationReposi
       return Number(result.numDeletedRows) > 0
     },
 
+    async dueIds (now, changedBefore, limit) {
+      const rows = await db.selectFrom('preparations').select('id').where(claimable(now, true))
+        .where('updated_at', '<=', changedBefore).orderBy('updated_at').limit(limit).execute()
+      return rows.map((row) => row.id)
+    },
+
     async claim ({ id, runToken, now, leaseUntil }) {
       let query = db.updateTable('preparations')
         .set((eb) => ({ status: 'running', run_token: runToken, lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))

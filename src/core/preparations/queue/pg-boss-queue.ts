@@ -1,6 +1,8 @@
 import pg from 'pg'
 import PgBoss from 'pg-boss'
+import { later, now } from '../../ledger/timestamps.js'
 import type { Logger } from '../../logger.js'
+import type { PreparationRepository } from '../../ledger/preparations/preparation-repository.js'
 import type { PreparationWorker } from '../worker.js'
 import type { PreparationQueue } from './preparation-queue.js'
 
@@ -18,6 +20,9 @@ export interface PgBossQueueOptions {
   retryDelaySeconds: number
   /** How long a job may stay active before pg-boss takes its worker for dead and hands it out again. */
   expireInSeconds: number
+  /** How often due records without a job are looked for (at start, then every this many seconds). */
+  resendSeconds: number
+  repository: PreparationRepository
   log: Logger
 }
 
@@ -44,6 +49,9 @@ export class PgBossQueue implements PreparationQueue {
   readonly #worker: PreparationWorker
   readonly #options: PgBossQueueOptions
   #boss: PgBoss | null = null
+  #resendTimer: NodeJS.Timeout | undefined
+  /** pg-boss's schema, quoted for SQL. */
+  #schema = ''
 
   constructor (worker: PreparationWorker, options: PgBossQueueOptions) {
     this.#worker = worker
@@ -53,6 +61,7 @@ export class PgBossQueue implements PreparationQueue {
   async start (): Promise<void> {
     const { connectionString, concurrency, pollSeconds, maxAttempts, retryDelaySeconds, expireInSeconds, log } = this.#options
     const schema = this.#options.schema ?? `${await ledgerSchema(connectionString)}_jobs`
+    this.#schema = pg.escapeIdentifier(schema)
     const boss = new PgBoss({ connectionString, schema, max: concurrency + 2 })
     boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'))
     this.#boss = boss
@@ -68,6 +77,42 @@ export class PgBossQueue implements PreparationQueue {
         }
       })
     }
+    await this.#resendSafely()
+    this.#resendTimer = setInterval(() => { this.#resendSafely().catch(() => {}) }, this.#options.resendSeconds * 1000)
+    this.#resendTimer.unref()
+  }
+
+  async #resendSafely (): Promise<void> {
+    try {
+      await this.#resend()
+    } catch (error) {
+      this.#options.log.error({ err: error }, 'could not look for preparations without a job')
+    }
+  }
+
+  /**
+   * A record is saved before its job is sent, so a process that dies between the two leaves a queued
+   * record no job names (and pg-boss drops a job once its retries are spent). Every instance looks for
+   * due records, quiet for a while, without a live job, and sends one; the singleton slot keeps
+   * instances that look at once from sending twice, and the record's claim would run a duplicate once anyway.
+   */
+  async #resend (): Promise<void> {
+    const boss = this.#boss
+    if (boss === null) return
+    const { repository, resendSeconds, log } = this.#options
+    const quiet = Math.max(5, resendSeconds)
+    const due = await repository.dueIds(now(), later(-quiet), 100)
+    if (due.length === 0) return
+    const { rows } = await boss.getDb().executeSql(
+      `SELECT DISTINCT data->>'id' AS id FROM ${this.#schema}.job WHERE name = $1 AND state < 'completed' AND data->>'id' = ANY($2)`,
+      [PREPARATION_JOB, due]
+    )
+    const live = new Set(rows.map((row: { id: string }) => row.id))
+    const lost = due.filter((id) => !live.has(id))
+    for (const id of lost) {
+      await boss.send(PREPARATION_JOB, { id } satisfies JobData, { singletonKey: id, singletonSeconds: resendSeconds })
+    }
+    if (lost.length > 0) log.warn({ preparationIds: lost }, 'due preparations had no job: sent again')
   }
 
   /**
@@ -92,6 +137,7 @@ export class PgBossQueue implements PreparationQueue {
   }
 
   async stop (): Promise<void> {
+    clearInterval(this.#resendTimer)
     this.#worker.stop()
     await this.#boss?.stop({ graceful: true, wait: true, timeout: 10_000 })
   }
