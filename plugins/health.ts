@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../src/core/errors.js'
 import { NO_HOST, refusal } from '../src/http/refusals.js'
+import { SERVED_UNDER_PRESSURE } from './load-shedding.js'
 
 const Status = Type.Object({ status: Type.String({ description: 'ok when alive, ready when serving.' }) })
 
@@ -9,8 +10,8 @@ const Status = Type.Object({ status: Type.String({ description: 'ok when alive, 
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health', {
     schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', security: [], response: { 200: Status, 400: NO_HOST } },
-    // Probes are never limited: a limited probe would take a healthy instance out of service.
-    config: { rateLimit: false },
+    // Probes are never limited or shed: a refused probe would take a live instance out of service (/ready says when to route around it).
+    config: { rateLimit: false, ...SERVED_UNDER_PRESSURE },
     logLevel: 'warn'
   }, async () => ({ status: 'ok' }))
 
@@ -19,12 +20,20 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['operations'],
       operationId: 'ready',
       security: [],
-      summary: 'Readiness: the ledger database answers',
-      response: { 200: Status, 400: NO_HOST, 503: refusal('The ledger database does not answer.', ['NOT_READY']) }
+      summary: 'Readiness: the ledger database answers and the instance is not overloaded',
+      response: {
+        200: Status,
+        400: NO_HOST,
+        503: refusal('The ledger database does not answer (NOT_READY), or the instance is shedding load (OVERLOADED).', ['NOT_READY', 'OVERLOADED'])
+      }
     },
-    config: { rateLimit: false },
+    config: { rateLimit: false, ...SERVED_UNDER_PRESSURE },
     logLevel: 'warn'
-  }, async (request) => {
+  }, async (request, reply) => {
+    if (fastify.isUnderPressure()) {
+      reply.header('retry-after', fastify.config.PRESSURE_RETRY_AFTER_SECONDS)
+      throw new ApiError(503, 'OVERLOADED', 'This instance is shedding load (event-loop delay or memory over its limit); route to another.')
+    }
     try {
       await fastify.ledger.ping()
     } catch (error) {

@@ -16,7 +16,10 @@ export default fp(async (fastify) => {
       let voided: number
       do {
         voided = await ledger.holds.voidExpired(SWEEP_BATCH)
-        if (voided > 0) log.warn({ voided }, 'expired holds voided')
+        if (voided > 0) {
+          log.warn({ voided }, 'expired holds voided')
+          fastify.metrics?.swept(voided)
+        }
       } while (voided === SWEEP_BATCH)
     } catch (error) {
       log.warn({ err: error }, 'hold sweep failed')
@@ -31,4 +34,4 @@ export default fp(async (fastify) => {
     clearInterval(timer)
     await running
   })
-}, { name: 'hold-sweeper', dependencies: ['config', 'ledger'] })
+}, { name: 'hold-sweeper', dependencies: ['config', 'ledger', 'metrics'] })

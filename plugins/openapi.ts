@@ -63,6 +63,11 @@ export default fp(async (fastify) => {
             type: 'http',
             scheme: 'bearer',
             description: 'A publisher key issued by POST /api/publishers.'
+          },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The operator\'s METRICS_TOKEN, for a Prometheus scraper.'
           }
         }
       }

@@ -50,7 +50,8 @@ export default fp(async (fastify) => {
     maxAttempts: config.PREPARATION_MAX_ATTEMPTS,
     retryDelaySeconds: config.PREPARATION_RETRY_DELAY_SECONDS,
     preparerEmail: config.PREPARER_EMAIL,
-    log: fastify.log
+    log: fastify.log,
+    ...(fastify.metrics === null ? {} : { onRunEnded: fastify.metrics.preparationRan.bind(fastify.metrics) })
   })
   // pg-boss (and pg) load only for PostgreSQL, as the ledger's driver does.
   const queue: PreparationQueue = ledger.dialect === 'postgres'
@@ -74,4 +75,4 @@ export default fp(async (fastify) => {
     await queue.stop()
     await fetcher.close()
   })
-}, { name: 'preparations', dependencies: ['config', 'ledger', 'executor', 'catalog'] })
+}, { name: 'preparations', dependencies: ['config', 'ledger', 'executor', 'catalog', 'metrics'] })

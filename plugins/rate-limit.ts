@@ -67,6 +67,7 @@ export default fp(async (fastify) => {
     skipOnError: true,
     errorResponseBuilder: (request, context) => {
       const retryAfter = Math.ceil(context.ttl / 1000)
+      fastify.metrics?.callerRateLimited()
       return new RateLimitedError('RATE_LIMITED', `Too many requests from ${counted[classOf(request)]}: at most ${context.max} every ` +
         `${config.RATE_LIMIT_WINDOW_SECONDS} s. Retry in ${retryAfter} s (Retry-After); nothing was charged.`, retryAfter)
     }
@@ -80,4 +81,4 @@ export default fp(async (fastify) => {
     const responses = route.schema?.response as Record<string, unknown> | undefined
     if (responses !== undefined && responses[429] === undefined) responses[429] = rateLimitedResponse
   })
-}, { name: 'rate-limit', dependencies: ['config', 'errors', 'ledger', 'redis'] })
+}, { name: 'rate-limit', dependencies: ['config', 'errors', 'ledger', 'redis', 'metrics'] })

@@ -15,6 +15,8 @@ import httpRequirements from '../plugins/http-requirements.js'
 import jsonBodies from '../plugins/json-bodies.js'
 import idempotency from '../plugins/idempotency.js'
 import ledger from '../plugins/ledger.js'
+import loadShedding from '../plugins/load-shedding.js'
+import metrics from '../plugins/metrics.js'
 import openapi from '../plugins/openapi.js'
 import payment from '../plugins/payment.js'
 import rateLimit from '../plugins/rate-limit.js'
@@ -73,6 +75,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
 /** The application, as one plugin: infrastructure, then shared decorators, then Bees and routes. */
 export default async function app (fastify: FastifyInstance, { config }: AppOptions) {
   await fastify.register(configPlugin, { config })
+  // First of the request hooks: an overloaded instance refuses before doing any work.
+  await fastify.register(loadShedding)
   await fastify.register(validation)
   await fastify.register(jsonBodies)
   await fastify.register(contentEncoding)
@@ -87,6 +91,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(openapi)
 
   await fastify.register(ledger)
+  await fastify.register(metrics)
   await fastify.register(redis)
   // Before any route it limits: it adds its check to each route as the route is added.
   await fastify.register(rateLimit)

@@ -46,6 +46,41 @@ export const ConfigSchema = Type.Object({
     minLength: 16,
     description: 'Bearer token for the admin API; the admin API is disabled when unset.'
   })),
+  METRICS_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Bearer token that /metrics asks for on the service\'s own port. Unset (and METRICS_PORT unset): no metrics are ' +
+      'collected and /metrics does not exist.'
+  })),
+  METRICS_PORT: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    description: 'Serve /metrics on this port of METRICS_HOST instead, without a token: for a scraper on a private network.'
+  })),
+  METRICS_HOST: Type.String({
+    default: '127.0.0.1',
+    minLength: 1,
+    description: 'Address the METRICS_PORT listener binds: 127.0.0.1 unless the scraper needs another (0.0.0.0 in a container).'
+  }),
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description: 'Shed load (503 OVERLOADED with Retry-After) while the mean event-loop delay is above this; 0: never on this measure.'
+  }),
+  PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Shed load while the V8 heap in use is above this many bytes; 0: never on this measure.'
+  }),
+  PRESSURE_MAX_RSS_BYTES: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Shed load while the resident set size is above this many bytes; 0: never on this measure.'
+  }),
+  PRESSURE_RETRY_AFTER_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'Retry-After of a request shed under pressure.'
+  }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level.' }),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,

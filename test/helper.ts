@@ -36,6 +36,8 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
     DATABASE_URL: ':memory:',
     ADMIN_TOKEN,
     SECRETS_KEY,
+    // A test that blocks the loop on purpose (huge or hostile input) must not be shed; tests of the shedding set their own limits.
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
     // Nothing listens on port 9 (discard): a test that forgets its fake upstream fails fast.
     OPEN_METEO_URL: 'http://127.0.0.1:9',
     ...UNREACHED_RATE_LIMITS,

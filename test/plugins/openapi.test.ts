@@ -17,7 +17,7 @@ test('the OpenAPI document is valid OpenAPI 3.0.3, version 1.0.0', async (t) => 
   t.equal(document.info.version, '1.0.0')
   // validate() dereferences in place: give it a copy and keep the original for the checks below.
   await t.resolves(SwaggerParser.validate(structuredClone(document)), 'passes the OpenAPI 3.0 schema and semantic checks')
-  t.same(Object.keys(document.components.securitySchemes).sort(), ['adminToken', 'publisherKey', 'walletToken'])
+  t.same(Object.keys(document.components.securitySchemes).sort(), ['adminToken', 'metricsToken', 'publisherKey', 'walletToken'])
   t.match(document.components.securitySchemes.walletToken, { type: 'apiKey', in: 'header', name: 'X-Registry-Wallet-Token' })
   t.match(document.components.securitySchemes.adminToken, { type: 'http', scheme: 'bearer' })
 })

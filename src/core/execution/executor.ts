@@ -1,3 +1,4 @@
+import type { ApiError } from '../errors.js'
 import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { BeeLimiter } from '../limits/bee-limiter.js'
@@ -5,6 +6,7 @@ import type { Registry } from '../registry.js'
 import { admit, validateInput, type Admission } from './admission.js'
 import { limitBeeCalls } from './bee-limit.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
+import type { ExecutionMetrics } from './execution-metrics.js'
 import { holdPayment, type PaymentOptions } from './payment.js'
 import { runAndSell } from './sale.js'
 import { claimPayment } from '../x402/payment-claim.js'
@@ -16,7 +18,11 @@ export interface ExecutorOptions {
   payment: PaymentOptions
   /** Counts the calls to Bees that have a limit of their own (in memory, or shared through Redis). */
   beeLimiter: BeeLimiter
+  /** Told what each step did; null: nothing is counted. */
+  metrics: ExecutionMetrics | null
 }
+
+const refusedPayment = (step: Step) => !step.ok && step.error.statusCode === 402
 
 /**
  * The one execution pipeline: admit → validate → claim the idempotency key → the Bee's own rate limit → hold → run → check
@@ -43,25 +49,49 @@ export class Executor {
    * A call paid with x402 (a pay-per-use Bee, no wallet token, a payment presented, x402 on) claims its
    * payment, which is its idempotency key; any other call claims its Idempotency-Key, if it sent one.
    */
-  claim (execution: Execution, key: unknown, input: unknown): Promise<Step<{ replay: Replay | null }>> {
-    const { ledger, idempotency, payment } = this.#options
-    if (execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null && payment.x402?.accepts(execution.bee) === true) {
-      return claimPayment(ledger, idempotency, payment, execution, input)
+  async claim (execution: Execution, key: unknown, input: unknown): Promise<Step<{ replay: Replay | null }>> {
+    const { ledger, idempotency, payment, metrics } = this.#options
+    const claimed = execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null && payment.x402?.accepts(execution.bee) === true
+      ? await claimPayment(ledger, idempotency, payment, execution, input)
+      : await claimKey(ledger, idempotency, execution, key, input)
+    if (metrics !== null) {
+      if (claimed.ok && claimed.replay !== null) metrics.replayed()
+      if (!claimed.ok && refusedPayment(claimed)) metrics.paymentRefused(claimed.error.code)
     }
-    return claimKey(ledger, idempotency, execution, key, input)
+    return claimed
   }
 
   /** The Bee's own limit, counted across all its callers (429 BEE_RATE_LIMITED); before the hold, so never charged. */
-  limit (execution: Execution): Promise<Step> {
-    return limitBeeCalls(this.#options.beeLimiter, execution)
+  async limit (execution: Execution): Promise<Step> {
+    const limited = await limitBeeCalls(this.#options.beeLimiter, execution)
+    if (!limited.ok) this.#options.metrics?.beeRateLimited()
+    return limited
   }
 
-  hold (execution: Execution): Promise<Step> {
-    return holdPayment(this.#options.ledger, execution, this.#options.payment)
+  async hold (execution: Execution): Promise<Step> {
+    const held = await holdPayment(this.#options.ledger, execution, this.#options.payment)
+    const { metrics } = this.#options
+    if (metrics !== null) {
+      if (!held.ok && refusedPayment(held)) metrics.paymentRefused(held.error.code)
+      if (held.ok && execution.hold !== null) metrics.held()
+    }
+    return held
   }
 
-  run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {
-    return runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
+  async run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {
+    const { metrics } = this.#options
+    if (metrics === null) return await runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
+    const started = performance.now()
+    let outcome: ExecutionOutcome | undefined
+    try {
+      outcome = await runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
+      return outcome
+    } finally {
+      const ok = outcome?.ok === true
+      metrics.ran(execution.bee, ok, (performance.now() - started) / 1000)
+      if (execution.hold !== null) metrics.settled(ok)
+      if (outcome !== undefined && refusedPayment(outcome)) metrics.paymentRefused((outcome as { error: ApiError }).error.code)
+    }
   }
 
   /** Frees the key of an execution that did not complete; call it once the call has ended, whatever its outcome. */

@@ -29,6 +29,8 @@ export interface WorkerOptions {
   /** completedBy of the records that complete on their own (PREPARER_EMAIL). */
   preparerEmail: string
   log: Logger
+  /** Told how each run that claimed a record ended and how long it took (metrics). */
+  onRunEnded?: (result: RunResult, seconds: number) => void
 }
 
 /** What one call to runOnce did; `retry` means the run failed and the record waits for another attempt. */
@@ -59,6 +61,7 @@ export class PreparationWorker {
     const runToken = randomUUID()
     const claimed = await repository.claim({ ...(id === undefined ? {} : { id }), runToken, now: now(), leaseUntil: later(leaseSeconds) })
     if (claimed === null) return 'idle'
+    const started = performance.now()
     const lost = new AbortController()
     let progress: Progress = { ...WAITING, stage: 'robots' }
     // Heartbeats are written one after the other, so a late one never overwrites newer progress.
@@ -87,9 +90,13 @@ export class PreparationWorker {
       clearInterval(timer)
       await beats
     }
-    if (lost.signal.aborted) return 'abandoned'
+    if (lost.signal.aborted) {
+      this.#options.onRunEnded?.('abandoned', (performance.now() - started) / 1000)
+      return 'abandoned'
+    }
     const result = this.#stopping.signal.aborted ? await this.#requeue(claimed, runToken, progress) : await this.#settle(claimed, runToken, progress, outcome)
     log.info({ preparationId: claimed.id, result }, 'preparation ended')
+    this.#options.onRunEnded?.(result, (performance.now() - started) / 1000)
     return result
   }
 

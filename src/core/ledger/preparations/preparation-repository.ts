@@ -49,6 +49,8 @@ export interface PreparationRepository {
    * lease) and unchanged since `changedBefore`, oldest first: what a job engine may have lost.
    */
   dueIds (now: string, changedBefore: string, limit: number): Promise<string[]>
+  /** How many records are in each status (statuses with none are absent). */
+  countByStatus (): Promise<Record<string, number>>
   /** Marks a due record running under this claim's token (attempts + 1); null when none is due. */
   claim (claim: Claim): Promise<Preparation | null>
   /** Writes the run's progress and extends its lease; false when the run no longer owns the record. */

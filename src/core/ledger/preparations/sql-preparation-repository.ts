@@ -129,6 +129,12 @@ export function sqlPreparationRepository (db: Kysely<Tables>): PreparationReposi
       return rows.map((row) => row.id)
     },
 
+    async countByStatus () {
+      const rows = await db.selectFrom('preparations').select((eb) => ['status', eb.fn.countAll<string | number>().as('count')])
+        .groupBy('status').execute()
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]))
+    },
+
     async claim ({ id, runToken, now, leaseUntil }) {
       let query = db.updateTable('preparations')
         .set((eb) => ({ status: 'running', run_token: runToken, lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))

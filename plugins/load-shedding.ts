@@ -1,0 +1,37 @@
+import underPressure from '@fastify/under-pressure'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { ApiError } from '../src/core/errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @fastify/under-pressure's per-route handler: a route whose handler returns nothing is served under pressure too. */
+    pressureHandler?: (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => Promise<void> | void
+  }
+}
+
+/** What a route sets to be served under pressure: probes and the metrics scrape. */
+export const SERVED_UNDER_PRESSURE = { pressureHandler: () => undefined }
+
+/**
+ * Sheds load before the process falls over (@fastify/under-pressure): while the event loop lags, or the
+ * heap or RSS is over its limit, new requests get 503 OVERLOADED with Retry-After in the standard error
+ * shape, at the cost of one comparison each (the measures are sampled on a timer). /ready reports the
+ * pressure (fastify.isUnderPressure), so a load balancer routes around the instance meanwhile.
+ */
+export default fp(async (fastify) => {
+  const { config } = fastify
+  const retryAfter = config.PRESSURE_RETRY_AFTER_SECONDS
+  await fastify.register(underPressure, {
+    maxEventLoopDelay: config.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapUsedBytes: config.PRESSURE_MAX_HEAP_USED_BYTES,
+    maxRssBytes: config.PRESSURE_MAX_RSS_BYTES,
+    retryAfter,
+    // A rejection goes to the error handler, which answers in the standard shape.
+    pressureHandler: async (request, reply, type) => {
+      reply.header('retry-after', retryAfter)
+      throw new ApiError(503, 'OVERLOADED', `This instance is overloaded (${type}); nothing was run or charged. Retry in ${retryAfter} s, ` +
+        'or on another instance.')
+    }
+  })
+}, { name: 'load-shedding', dependencies: ['config'] })
