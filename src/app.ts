@@ -25,6 +25,7 @@ import preparations from '../plugins/preparations.js'
 import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
 import sharedSchemas from '../plugins/shared-schemas.js'
+import tracing from '../plugins/tracing.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import x402 from '../plugins/x402.js'
@@ -75,6 +76,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
 /** The application, as one plugin: infrastructure, then shared decorators, then Bees and routes. */
 export default async function app (fastify: FastifyInstance, { config }: AppOptions) {
   await fastify.register(configPlugin, { config })
+  // Before every route and hook, so each request's span covers them all.
+  await fastify.register(tracing)
   // First of the request hooks: an overloaded instance refuses before doing any work.
   await fastify.register(loadShedding)
   await fastify.register(validation)

@@ -61,6 +61,12 @@ export const ConfigSchema = Type.Object({
     minLength: 1,
     description: 'Address the METRICS_PORT listener binds: 127.0.0.1 unless the scraper needs another (0.0.0.0 in a container).'
   }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s]+$',
+    description: 'OTLP/HTTP collector (e.g. http://collector:4318): traces of every request and of calls to remote Bees are ' +
+      'sent to its /v1/traces. Unset: tracing is off and its libraries are not loaded.'
+  })),
+  OTEL_SERVICE_NAME: Type.String({ default: 'apiary', minLength: 1, description: 'service.name of the traces.' }),
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     minimum: 0,
     default: 1000,

@@ -3,6 +3,7 @@ import { Agent, request } from 'undici'
 import { ApiError } from '../errors.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
+import { inUpstreamSpan } from './upstream-span.js'
 
 export interface ProxyOptions {
   policy: EgressPolicy
@@ -70,23 +71,24 @@ export class RemoteBeeProxy {
     let headers: Record<string, string | string[] | undefined>
     let text: string
     try {
-      const response = await request(target.endpoint, {
-        method: 'POST',
-        dispatcher: this.#agent,
-        signal,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          [BEE_ID_HEADER]: target.beeId,
-          'x-request-id': context.requestId,
-          [TIMESTAMP_HEADER]: timestamp,
-          [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
-        },
-        body
-      })
-      status = response.statusCode
-      headers = response.headers
-      text = await this.#readCapped(response.body, target.beeId)
+      ({ status, headers, text } = await inUpstreamSpan(target.beeId, target.endpoint, async (traceContext) => {
+        const response = await request(target.endpoint, {
+          method: 'POST',
+          dispatcher: this.#agent,
+          signal,
+          headers: {
+            ...traceContext,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            [BEE_ID_HEADER]: target.beeId,
+            'x-request-id': context.requestId,
+            [TIMESTAMP_HEADER]: timestamp,
+            [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
+          },
+          body
+        })
+        return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body, target.beeId) }
+      }))
     } catch (error) {
       if (error instanceof ApiError) throw error
       if (signal.aborted) {
