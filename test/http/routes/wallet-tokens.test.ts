@@ -149,6 +149,34 @@ for (const backend of backends) {
       tt.equal(audit?.journalMicros, audit?.balanceMicros, 'the journal agrees')
     })
 
+    await t.test('holds and voids racing on one lineage never deadlock, and leave the books exact', async (tt) => {
+      const wallet = await createWallet(app, 1)
+      const parent = await minted(app, wallet.token, { cap: 0.5 })
+      const children = await Promise.all([1, 2].map(async () => await minted(app, parent.token, { cap: 0.2 })))
+      const credentials = [parent.token, ...children.map((child) => child.token)]
+      // Weather fails (its upstream is nowhere) and is voided; sentiment succeeds and is captured.
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => i % 2 === 0
+        ? execute(app, 'weather-sensor', { latitude: 10, longitude: i }, credentials[i % 3])
+        : execute(app, SENTIMENT, TEXT, credentials[i % 3])))
+      tt.same(answers.filter((answer) => answer.statusCode === 500 || answer.statusCode === 503), [], 'no deadlock, no lost hold')
+      const sold = answers.filter((answer) => answer.statusCode === 200).length
+      tt.equal(sold, 20)
+      const tokens = await tokensOf(app, wallet.token)
+      tt.equal(tokens.get(parent.id)?.spent, Number((sold * PRICE).toFixed(6)), 'the parent kept exactly the captured spend')
+      tt.equal(await balanceOf(app, wallet.id), Number((1 - sold * PRICE).toFixed(6)))
+    })
+
+    await t.test('an Idempotency-Key with a token: a retry is replayed and charged once', async (tt) => {
+      const wallet = await createWallet(app, 1)
+      const token = await minted(app, wallet.token, { cap: 1 })
+      const call = () => execute(app, SENTIMENT, TEXT, token.token, { 'idempotency-key': 'token-retry-1' })
+      tt.equal((await call()).statusCode, 200)
+      const retry = await call()
+      tt.equal(retry.headers['idempotent-replayed'], 'true')
+      tt.equal((await tokensOf(app, wallet.token)).get(token.id)?.spent, PRICE)
+      tt.equal(await balanceOf(app, wallet.id), 1 - PRICE)
+    })
+
     await t.test('a failed call gives its spend back to the token and its ancestors; so does the sweeper', async (tt) => {
       const wallet = await createWallet(app, 1)
       const parent = await minted(app, wallet.token, { cap: 0.01 })
