@@ -48,7 +48,7 @@ export class Executor {
     if (execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null && payment.x402?.accepts(execution.bee) === true) {
       return claimPayment(ledger, idempotency, payment, execution, input)
     }
-    return claimKey(ledger, idempotency, execution, key, input)
+    return claimKey(ledger, idempotency, execution, key, input, payment.tokens)
   }
 
   /** The Bee's own limit, counted across all its callers (429 BEE_RATE_LIMITED); before the hold, so never charged. */

@@ -175,6 +175,11 @@ for (const backend of backends) {
       tt.equal(retry.headers['idempotent-replayed'], 'true')
       tt.equal((await tokensOf(app, wallet.token)).get(token.id)?.spent, PRICE)
       tt.equal(await balanceOf(app, wallet.id), 1 - PRICE)
+      const free = () => execute(app, 'text-summarizer', { text: 'One. Two. Three.' }, token.token, { 'idempotency-key': 'token-free-1' })
+      tt.equal((await free()).statusCode, 200, 'a free Bee stores its answer under a token as under a wallet key')
+      tt.equal((await free()).headers['idempotent-replayed'], 'true')
+      const forged = await execute(app, 'text-summarizer', { text: 'One.' }, `${token.token.slice(0, -4)}AAAA`, { 'idempotency-key': 'token-free-2' })
+      tt.equal(forged.json().code, 'IDEMPOTENCY_WALLET_REQUIRED', 'a forged token stores nothing')
     })
 
     await t.test('a failed call gives its spend back to the token and its ancestors; so does the sweeper', async (tt) => {
