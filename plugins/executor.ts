@@ -21,10 +21,15 @@ export default fp(async (fastify) => {
     registry,
     ledger,
     idempotency: { ttlSeconds: config.IDEMPOTENCY_TTL_HOURS * 3600, leaseSeconds: config.IDEMPOTENCY_LEASE_SECONDS },
-    payment: { holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS, walletDocsUrl: config.WALLET_DOCS_URL ?? null, x402: x402?.gate ?? null },
+    payment: {
+      holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS,
+      walletDocsUrl: config.WALLET_DOCS_URL ?? null,
+      x402: x402?.gate ?? null,
+      tokens: fastify.walletTokens.signer
+    },
     // With several instances a Bee's limit holds only if they count together.
     beeLimiter: redis === null ? new MemoryBeeLimiter() : new RedisBeeLimiter(redis),
     metrics: fastify.metrics
   }))
   fastify.decorateRequest('execution', null)
-}, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402', 'redis', 'metrics'] })
+}, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402', 'redis', 'metrics', 'wallet-tokens'] })

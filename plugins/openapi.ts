@@ -8,6 +8,7 @@ import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
 import { etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
 import { x402Enabled } from '../src/config.js'
 import { executeErrorCodes } from '../src/http/execute-route.js'
+import { withoutRepeatedDescriptions } from '../src/http/openapi-descriptions.js'
 import { withCallExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
 
@@ -52,7 +53,7 @@ export default fp(async (fastify) => {
             type: 'apiKey',
             in: 'header',
             name: WALLET_HEADER_NAME,
-            description: 'Token of a funded wallet; pay-per-use Bees charge it per call.'
+            description: 'A funded wallet\'s key, or a verification token minted from it (POST /api/wallet/tokens); pay-per-use Bees charge it per call.'
           },
           adminToken: {
             type: 'http',
@@ -80,7 +81,7 @@ export default fp(async (fastify) => {
   const current = () => {
     if (cached?.version !== registry.version) {
       const generated = registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {}, x402))
-      const document = shareComponents(withCallExamples(generated, registry))
+      const document = shareComponents(withoutRepeatedDescriptions(withCallExamples(generated, registry)))
       const body = JSON.stringify(document)
       // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
       cached = { version: registry.version, document, text: { body, etag: `W/${etagOf(body)}` } }

@@ -4,7 +4,9 @@ import fp from 'fastify-plugin'
 import { RateLimitedError } from '../src/core/errors.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
 import { bearerOf } from '../src/http/bearer.js'
+import { isVerificationToken } from '../src/core/tokens/shape.js'
 import { rateLimitedResponse } from '../src/http/rate-limited-response.js'
+import { rememberedIds } from '../src/http/remembered-ids.js'
 import { walletTokenOf } from '../src/http/wallet-token.js'
 
 /** Who a request is counted as: its wallet, its publisher (or the operator), or its client address. */
@@ -17,11 +19,14 @@ const counted: Record<CallerClass, string> = { wallet: 'this wallet', publisher:
  * checked first in onRequest: before credentials are checked, the body is read or anything is held,
  * so a limited request costs almost nothing and is never charged. A request counts against its wallet,
  * else its publisher key or admin token, else its client address; a credential counts only if it is
- * valid, or anyone could dodge the address's limit with a made-up token per request. Keys name wallets
- * and publishers by id, never by a secret. With REDIS_URL the counters are shared by every instance.
+ * valid, or anyone could dodge the address's limit with a made-up token per request. A verification
+ * token counts against its wallet, not itself: a holder mints tokens at will, so a limit per token would
+ * be no limit. It is verified in-process (its signature: no database round trip once its key is cached);
+ * a forged one counts as its client address. Keys name wallets and publishers by id, never by a secret.
+ * With REDIS_URL the counters are shared by every instance.
  */
 export default fp(async (fastify) => {
-  const { config, ledger, redis } = fastify
+  const { config, ledger, redis, walletTokens } = fastify
   const limits: Record<CallerClass, number> = {
     wallet: config.RATE_LIMIT_WALLET_PER_WINDOW,
     publisher: config.RATE_LIMIT_PUBLISHER_PER_WINDOW,
@@ -30,15 +35,25 @@ export default fp(async (fastify) => {
   if (Object.values(limits).every((limit) => limit === 0)) return
   const classes = new WeakMap<FastifyRequest, CallerClass>()
 
+  // Counting a caller must not cost every request a database round trip before the route's own.
+  const walletIdOf = rememberedIds(async (hash) => await ledger.wallets.idByToken(hash))
+  const publisherIdOf = rememberedIds(async (hash) => (await ledger.catalog.publisherByKey(hash))?.id ?? null)
+
+  async function walletOf (credential: string): Promise<string | null> {
+    if (!isVerificationToken(credential)) return await walletIdOf(hashSecret(credential))
+    const verified = await walletTokens.signer.verify(credential)
+    return verified.ok ? verified.walletId : null
+  }
+
   async function identify (request: FastifyRequest): Promise<[CallerClass, string]> {
     const token = walletTokenOf(request)
-    const walletId = token === undefined ? null : await ledger.wallets.idByToken(hashSecret(token))
+    const walletId = token === undefined ? null : await walletOf(token)
     if (walletId !== null) return ['wallet', walletId]
     const bearer = bearerOf(request)
     if (bearer === undefined) return ['anonymous', normalizeIP(request.ip)]
     if (config.ADMIN_TOKEN !== undefined && secretsMatch(bearer, config.ADMIN_TOKEN)) return ['publisher', 'admin']
-    const publisher = await ledger.catalog.publisherByKey(hashSecret(bearer))
-    return publisher === null ? ['anonymous', normalizeIP(request.ip)] : ['publisher', publisher.id]
+    const publisherId = await publisherIdOf(hashSecret(bearer))
+    return publisherId === null ? ['anonymous', normalizeIP(request.ip)] : ['publisher', publisherId]
   }
 
   async function keyOf (request: FastifyRequest): Promise<string> {
@@ -81,4 +96,4 @@ export default fp(async (fastify) => {
     const responses = route.schema?.response as Record<string, unknown> | undefined
     if (responses !== undefined && responses[429] === undefined) responses[429] = rateLimitedResponse
   })
-}, { name: 'rate-limit', dependencies: ['config', 'errors', 'ledger', 'redis', 'metrics'] })
+}, { name: 'rate-limit', dependencies: ['config', 'errors', 'ledger', 'redis', 'metrics', 'wallet-tokens'] })

@@ -28,6 +28,7 @@ import sharedSchemas from '../plugins/shared-schemas.js'
 import tracing from '../plugins/tracing.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
+import walletTokens from '../plugins/wallet-tokens.js'
 import x402 from '../plugins/x402.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
@@ -40,6 +41,8 @@ import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
 import walletHolderRoutes from './http/routes/wallet.js'
 import walletAdminRoutes from './http/routes/wallets.js'
+import walletTokenRoutes from './http/routes/wallet-tokens.js'
+import jwksRoutes from './http/routes/jwks.js'
 import x402Routes from './http/routes/x402.js'
 
 export interface AppOptions {
@@ -96,6 +99,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(ledger)
   await fastify.register(metrics)
   await fastify.register(redis)
+  await fastify.register(walletTokens)
   // Before any route it limits: it adds its check to each route as the route is added.
   await fastify.register(rateLimit)
   await fastify.register(catalog)
@@ -116,6 +120,8 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(preparationRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
+  await fastify.register(walletTokenRoutes, { prefix: '/api' })
+  await fastify.register(jwksRoutes)
   await fastify.register(x402Routes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
   await fastify.register(a2aRoutes)

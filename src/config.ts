@@ -37,6 +37,13 @@ export const ConfigSchema = Type.Object({
     description: 'How long a paid call\'s hold may stay pending before the sweeper voids it (credits it back). Must exceed ' +
       'the longest Bee timeout plus IDEMPOTENCY_LEASE_SECONDS.'
   }),
+  TOKEN_KEY_ROTATION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 365,
+    default: 30,
+    description: 'How long one Ed25519 key signs verification tokens before the next takes over; a key stays in the JWKS ' +
+      '(and verifies) until every token it signed has expired.'
+  }),
   HOLD_SWEEP_INTERVAL_MS: Type.Integer({
     minimum: 10,
     default: 10_000,

@@ -8,7 +8,7 @@ import { AnyResult, BeeIdParams, Honey, PaymentRequiredBody, ValidationErrorBody
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../core/x402/schemas.js'
 import { baseUrlOf } from './base-url.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
-import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, UNSUPPORTED_MEDIA_TYPE } from './refusals.js'
+import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, TOKEN_PAYMENT_CODES, UNSUPPORTED_MEDIA_TYPE } from './refusals.js'
 import { EXECUTE_RATE_LIMIT_CODES, executeRateLimitedResponse } from './rate-limited-response.js'
 import { walletTokenOf } from './wallet-token.js'
 
@@ -145,7 +145,8 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
     ...upstream
   }
   if (paid) {
-    codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS']
+    codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS', ...TOKEN_PAYMENT_CODES[402]]
+    codes[403] = TOKEN_PAYMENT_CODES[403]
     codes[503] = ['HOLD_EXPIRED']
   }
   if (paid && x402) {
@@ -172,10 +173,11 @@ const EXECUTE_ERRORS: Record<number, { description: string, body?: SharedSchema,
     name: 'ExecuteBadRequest'
   },
   402: {
-    description: 'The call needs a funded wallet: transactionDetails says what it costs and how to pay.',
+    description: 'The call needs a funded wallet (or a valid token with enough cap left): transactionDetails says what it costs and how to pay.',
     body: PaymentRequiredBody,
     name: 'PaymentRequired'
   },
+  403: { description: 'The token may not pay for this Bee.', name: 'TokenScopeDenied' },
   409: { description: 'The Bee is inactive, or a request with this Idempotency-Key (or x402 payment) is still running.', name: 'ExecuteConflict' },
   422: { description: 'The Idempotency-Key was used with a different request.', name: 'IdempotencyKeyReused' },
   500: { description: 'Internal failure; the hold on the wallet, if any, was voided (credited back).', name: 'ExecuteFailed' },

@@ -48,6 +48,15 @@ export const bodyRefusals = (description: string, codes: readonly string[] = [])
   415: UNSUPPORTED_MEDIA_TYPE
 })
 
+/**
+ * What a call paying with a verification token may be refused with, besides a wallet's refusals: 402
+ * for money and validity, 403 when the Bee is outside the token's allow-list (core/execution/token-payment.ts).
+ */
+export const TOKEN_PAYMENT_CODES = {
+  402: ['TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'TOKEN_CAP_EXCEEDED', 'TOKEN_PER_CALL_CAP_EXCEEDED'],
+  403: ['TOKEN_SCOPE_DENIED']
+} as const
+
 /** 401 and 403 of the admin API. */
 export const ADMIN_REFUSALS = {
   401: refusal('Missing or wrong admin token.', ['UNAUTHORIZED'], { name: 'AdminTokenRequired' }),

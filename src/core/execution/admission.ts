@@ -2,6 +2,7 @@ import { ApiError, beeNotFound, validationFailed } from '../errors.js'
 import { hashSecret } from '../ledger/secrets.js'
 import type { Logger } from '../logger.js'
 import type { RegisteredBee, Registry } from '../registry.js'
+import { isVerificationToken } from '../tokens/shape.js'
 import type { Execution, Step } from './execution.js'
 
 export interface Admission {
@@ -37,6 +38,7 @@ export function admit (registry: Registry, admission: Admission): Step<{ executi
       requestId: admission.requestId,
       log: admission.log,
       tokenHash: token === undefined || token.length === 0 ? null : hashSecret(token),
+      verificationToken: token !== undefined && isVerificationToken(token) ? token : null,
       resource: admission.resource ?? `urn:apiary:bee:${id}`,
       presentedPayment: admission.x402Payment ?? null,
       claim: null,

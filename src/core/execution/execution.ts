@@ -39,6 +39,8 @@ export interface Execution {
   readonly log: Logger
   /** The presented wallet credential, hashed as the ledger stores it; null when none was sent. */
   readonly tokenHash: string | null
+  /** The presented credential when it is a verification token (see isVerificationToken); null for a wallet key or none. */
+  readonly verificationToken: string | null
   /** What the call is, as its door names it to an x402 client (the URL of an HTTP call; mcp://tool/<id>). */
   readonly resource: string
   /** An x402 payment payload the caller presented (as its door decoded it, unchecked); null when none. */

@@ -53,7 +53,7 @@ export class Executor {
     const { ledger, idempotency, payment, metrics } = this.#options
     const claimed = execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null && payment.x402?.accepts(execution.bee) === true
       ? await claimPayment(ledger, idempotency, payment, execution, input)
-      : await claimKey(ledger, idempotency, execution, key, input)
+      : await claimKey(ledger, idempotency, execution, key, input, payment.tokens)
     if (metrics !== null) {
       if (claimed.ok && claimed.replay !== null) metrics.replayed()
       if (!claimed.ok && refusedPayment(claimed)) metrics.paymentRefused(claimed.error.code)

@@ -3,14 +3,18 @@ import { ApiError } from '../errors.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
+import type { TokenSigner } from '../tokens/verifier.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, Step } from './execution.js'
+import { tokenPayer, tokenRefused } from './token-payment.js'
 
 /** What a door needs to say 402: where a caller learns to get a wallet (none configured: no link), and x402 when it is on. */
 export interface PaymentOptions {
   holdTimeoutSeconds: number
   walletDocsUrl: string | null
   x402: X402Gate | null
+  /** Verifies the verification tokens calls pay with. */
+  tokens: TokenSigner
 }
 
 /** A 402 that may carry an x402 offer, which each door puts where its x402 transport expects it (HTTP: PAYMENT-REQUIRED). */
@@ -93,8 +97,11 @@ export async function holdPayment (ledger: Ledger, execution: Execution, options
     }
     // Voided meanwhile (a captured hold would have completed the claim): a new hold is placed below.
   }
+  const payer = await tokenPayer(execution, options)
+  if (!payer.ok) return payer
   const outcome = await ledger.holds.place({
     tokenHash,
+    token: payer.token,
     micros: bee.priceMicros,
     currency: pricing.currency,
     beeId: id,
@@ -119,5 +126,7 @@ export async function holdPayment (ledger: Ledger, execution: Execution, options
         error: await paymentRequired(execution, options, 'INSUFFICIENT_FUNDS',
           `${id} costs ${pricing.costPerCall} ${pricing.currency}; the wallet holds ${fromMicros(outcome.balanceMicros)} ${outcome.currency}. Top it up and retry.`)
       }
+    default:
+      return { ok: false, error: await tokenRefused(execution, options, outcome) }
   }
 }

@@ -3,6 +3,8 @@ import type { SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
 import type { Execution, Step } from '../execution/execution.js'
 import type { Ledger } from '../ledger/ledger.js'
+import { presentsWallet } from '../tokens/holder.js'
+import type { TokenSigner } from '../tokens/verifier.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
@@ -30,7 +32,7 @@ export const requestHashOf = (beeId: string, input: unknown, ...more: string[]) 
  * a key on a free Bee needs a valid wallet token too. No key: nothing to do.
  */
 export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execution: Execution, key: unknown,
-  input: unknown): Promise<Step<{ replay: Replay | null }>> {
+  input: unknown, tokens: TokenSigner): Promise<Step<{ replay: Replay | null }>> {
   if (key === undefined) return { ok: true, replay: null }
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
     return { ok: false, error: new ApiError(400, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 visible ASCII characters; a UUID is ideal.') }
@@ -39,7 +41,7 @@ export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execu
   if (bee.paid) {
     // Without a token a paid call is refused by the payment step anyway: nothing to claim.
     if (tokenHash === null) return { ok: true, replay: null }
-  } else if (tokenHash === null || await ledger.wallets.getByToken(tokenHash) === null) {
+  } else if (tokenHash === null || !await presentsWallet(ledger, tokens, tokenHash, execution.verificationToken, Date.now())) {
     return {
       ok: false,
       error: new ApiError(400, 'IDEMPOTENCY_WALLET_REQUIRED', `${tokenHash === null ? '' : `No wallet has the token in ${WALLET_HEADER_NAME}. `}` +

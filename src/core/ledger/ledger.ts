@@ -5,6 +5,8 @@ import type { JournalRepository } from './journal/journal-repository.js'
 import type { Dialect } from './migrations.js'
 import type { PreparationRepository } from './preparations/preparation-repository.js'
 import type { SettlementRepository } from './settlements/settlement-repository.js'
+import type { SigningKeyRepository } from './signing-keys/signing-key-repository.js'
+import type { TokenRepository } from './tokens/token-repository.js'
 import type { WalletRepository } from './wallets/wallet-repository.js'
 
 /**
@@ -23,6 +25,9 @@ export interface Ledger {
   readonly preparations: PreparationRepository
   /** x402 payments settled for calls. */
   readonly settlements: SettlementRepository
+  /** Verification tokens minted from wallets, and the keys they are signed with. */
+  readonly tokens: TokenRepository
+  readonly signingKeys: SigningKeyRepository
   ping (): Promise<void>
   close (): Promise<void>
 }

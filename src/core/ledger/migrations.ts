@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
+import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -217,7 +218,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0004_credentials': credentials,
       '0005_preparations': preparations,
       '0006_x402': x402,
-      '0007_rate_limits': rateLimits
+      '0007_rate_limits': rateLimits,
+      '0008_wallet_tokens': walletTokensMigration(dialect)
     })
   }
 }

@@ -15,6 +15,8 @@ import { migrationsFor, type Dialect } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
+import { sqlSigningKeyRepository } from './signing-keys/sql-signing-key-repository.js'
+import { sqlTokenRepository } from './tokens/sql-token-repository.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 
@@ -129,6 +131,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     await db.destroy()
     throw error
   }
+  const box = secretBox(databaseUrl, dialect, options)
   return {
     dialect,
     wallets: sqlWalletRepository(db),
@@ -136,9 +139,11 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     holds: sqlHoldRepository(db, dialect, debit()),
     journal: sqlJournalRepository(db),
     idempotency: sqlIdempotencyRepository(db),
-    catalog: sqlCatalogRepository(db, secretBox(databaseUrl, dialect, options)),
+    catalog: sqlCatalogRepository(db, box),
     preparations: sqlPreparationRepository(db),
     settlements: sqlSettlementRepository(db, dialect),
+    tokens: sqlTokenRepository(db),
+    signingKeys: sqlSigningKeyRepository(db, box),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()
   }

@@ -38,6 +38,39 @@ export interface Tables {
     state: HoldState
     /** When the sweeper may void it if it is still pending. */
     expires_at: string
+    /** The verification token that paid, whose spend (and its ancestors') a void gives back; null for a wallet key. */
+    token_id: Generated<string | null>
+  }
+  /** Verification tokens: budgets minted from a wallet (see TokenRepository). */
+  wallet_tokens: {
+    id: string
+    wallet_id: string
+    parent_id: string | null
+    /** The ids from the root token down to this one: `/root/child/`; a descendant's path starts with it. */
+    path: string
+    cap: number
+    spent: Generated<number>
+    per_call_cap: number | null
+    /** JSON text: the Bee ids and categories the token may pay for; null: any. */
+    bees: string | null
+    categories: string | null
+    label: string | null
+    expires_at: string
+    revoked_at: string | null
+    created_at: string
+  }
+  /** The Ed25519 keys tokens are signed with, one per rotation slot. */
+  signing_keys: {
+    kid: string
+    /** `<rotation seconds>:<slot number>`: unique, so instances that rotate at once keep one key. */
+    slot: string
+    /** JSON text: the public JWK. */
+    public_jwk: string
+    /** The private JWK, sealed with SECRETS_KEY (SecretBox). */
+    private_key: string
+    created_at: string
+    /** When no token it signed can still be valid: it leaves the JWKS then. */
+    retire_at: string
   }
   publishers: {
     id: string

@@ -20,7 +20,8 @@ test('every numeric query parameter refuses non-finite numbers with 400 VALIDATI
           const response = await app.inject({
             method: method.toUpperCase() as 'GET',
             url: `${url}?${parameter.name}=${value}`,
-            headers: adminHeaders
+            // Each route's credential, so the query is what is judged: the admin token, or the wallet's key.
+            headers: { ...adminHeaders, 'x-registry-wallet-token': wallet.token }
           })
           t.equal(response.statusCode, 400, `${method} ${path}?${parameter.name}=${value}`)
           t.match(response.json(), { code: 'VALIDATION_FAILED', details: [{ field: `/${parameter.name}` }] })
@@ -29,8 +30,9 @@ test('every numeric query parameter refuses non-finite numbers with 400 VALIDATI
       }
     }
   }
-  t.same(checked.sort(), ['get-wallet-journal limit', 'list-bees limit', 'list-preparations limit', 'list-wallets limit', 'list-x402-settlements limit'],
-    'the numeric query parameters known today are all covered')
+  t.same(checked.sort(), ['get-wallet-journal limit', 'list-bees limit', 'list-preparations limit', 'list-wallet-tokens limit', 'list-wallets limit',
+    'list-x402-settlements limit'],
+  'the numeric query parameters known today are all covered')
 })
 
 test('finite numbers in range are still accepted, including exponent notation', async (t) => {

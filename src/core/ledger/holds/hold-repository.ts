@@ -1,7 +1,17 @@
 import type { IdempotencyCompletion } from '../idempotency/idempotency-repository.js'
 
+/** A verification token paying for a call: the hold is checked against it and its ancestors, and debits its wallet. */
+export interface TokenPayer {
+  id: string
+  /** The Bee's category, for the tokens' allow-lists. */
+  category: string
+}
+
 export interface HoldRequest {
+  /** The wallet key's hash (unused when `token` pays). */
   tokenHash: string
+  /** Set when a verification token pays instead of a wallet key. */
+  token?: TokenPayer | undefined
   micros: number
   currency: string
   beeId: string
@@ -15,6 +25,9 @@ export type HoldOutcome =
   | { ok: true, holdId: number, walletId: string, balanceMicros: number }
   | { ok: false, reason: 'WALLET_NOT_FOUND' | 'CURRENCY_MISMATCH' | 'WALLET_FROZEN' }
   | { ok: false, reason: 'INSUFFICIENT_FUNDS', balanceMicros: number, currency: string }
+  | { ok: false, reason: 'TOKEN_NOT_FOUND' | 'TOKEN_REVOKED' | 'TOKEN_EXPIRED' | 'TOKEN_SCOPE_DENIED' | 'TOKEN_PER_CALL_CAP_EXCEEDED' }
+  /** The least any of the token and its ancestors still has to spend. */
+  | { ok: false, reason: 'TOKEN_CAP_EXCEEDED', remainingMicros: number }
 
 export interface CaptureRequest { holdId: number, requestId: string, completion: IdempotencyCompletion | null }
 
@@ -25,7 +38,8 @@ export interface HoldRepository {
   /**
    * Places a hold: debits `micros` from the wallet holding `tokenHash` at once and journals the hold,
    * atomically and only if the balance covers it, so concurrent calls can never drive a balance below
-   * zero. With `claim`, the hold is recorded on that idempotency key in the same transaction.
+   * zero. With `claim`, the hold is recorded on that idempotency key in the same transaction. With
+   * `token`, the token's and its ancestors' caps are charged in the same transaction (see placeWithToken).
    */
   place (request: HoldRequest): Promise<HoldOutcome>
   /**
@@ -39,7 +53,10 @@ export interface HoldRepository {
    * was captured or stored.
    */
   capture (holdId: number, requestId: string, completion: IdempotencyCompletion | null): Promise<boolean>
-  /** Voids a pending hold: journals the void and credits the amount back. False when it was not pending. */
+  /**
+   * Voids a pending hold: journals the void and credits the amount back (to the paying token and its
+   * ancestors' caps too). False when it was not pending.
+   */
   void (holdId: number, requestId: string | null): Promise<boolean>
   /** Voids up to `limit` pending holds past their expiry; safe when several instances sweep at once. */
   voidExpired (limit: number): Promise<number>

@@ -5,6 +5,8 @@ import type { Tables } from '../tables.js'
 import { writeTransaction } from '../write-transaction.js'
 import type { Debit } from './debit.js'
 import type { HoldRepository } from './hold-repository.js'
+import { giveBack, lineages, lockTokens, placeWithToken } from './token-hold.js'
+import { walletRefusal } from './wallet-refusal.js'
 
 /**
  * Holds over Kysely for both databases. What the dialects force apart (the debit and capture every
@@ -21,8 +23,10 @@ export function sqlHoldRepository (db: Kysely<Tables>, dialect: Dialect, debit: 
    */
   const voidPending = async (trx: Kysely<Tables>, holdId: number, requestId: string | null) => {
     const hold = await trx.updateTable('holds').set({ state: 'voided' }).where('id', '=', holdId).where('state', '=', 'pending')
-      .returning(['wallet_id', 'amount']).executeTakeFirst()
+      .returning(['wallet_id', 'amount', 'token_id']).executeTakeFirst()
     if (hold === undefined) return false
+    // Tokens before the wallet: the lock order of every token hold.
+    if (hold.token_id !== null) await giveBack(trx, dialect, hold.token_id, Number(hold.amount))
     const entry = await trx.selectFrom('journal').select(['bee_id', 'idempotency_key']).where('id', '=', holdId).executeTakeFirstOrThrow()
     await trx.insertInto('journal').values({
       wallet_id: hold.wallet_id,
@@ -42,6 +46,7 @@ export function sqlHoldRepository (db: Kysely<Tables>, dialect: Dialect, debit: 
 
   return {
     async place (request) {
+      if (request.token !== undefined) return await placeWithToken(writing, dialect, request, request.token)
       const debited = await debit.hold(request)
       if (debited !== undefined) {
         return { ok: true, holdId: Number(debited.id), walletId: debited.wallet_id, balanceMicros: Number(debited.balance) }
@@ -49,10 +54,7 @@ export function sqlHoldRepository (db: Kysely<Tables>, dialect: Dialect, debit: 
       // Only a refused hold pays for a second look, to say why.
       const wallet = await db.selectFrom('wallets').select(['balance', 'currency', 'frozen'])
         .where('token_hash', '=', request.tokenHash).executeTakeFirst()
-      if (wallet === undefined) return { ok: false, reason: 'WALLET_NOT_FOUND' }
-      if (Number(wallet.frozen) === 1) return { ok: false, reason: 'WALLET_FROZEN' }
-      if (wallet.currency !== request.currency) return { ok: false, reason: 'CURRENCY_MISMATCH' }
-      return { ok: false, reason: 'INSUFFICIENT_FUNDS', balanceMicros: Number(wallet.balance), currency: wallet.currency }
+      return walletRefusal(wallet, request.currency)
     },
 
     async renew (holdId, expiresInSeconds) {
@@ -73,11 +75,13 @@ export function sqlHoldRepository (db: Kysely<Tables>, dialect: Dialect, debit: 
 
     async voidExpired (limit) {
       return await writing(async (trx) => {
-        let expired = trx.selectFrom('holds').select(['id', 'wallet_id'])
+        let expired = trx.selectFrom('holds').select(['id', 'wallet_id', 'token_id'])
           .where('state', '=', 'pending').where('expires_at', '<=', now()).orderBy('expires_at').limit(limit)
         // Sweepers on other instances skip the rows this one has locked instead of queueing behind them.
         if (dialect === 'postgres') expired = expired.forUpdate().skipLocked()
         const rows = await expired.execute()
+        // The tokens whose spend comes back are locked first, in id order, as every token hold locks them.
+        await lockTokens(trx, dialect, await lineages(trx, rows.flatMap((row) => row.token_id ?? [])))
         // Wallets are credited in one order everywhere, so two sweepers never wait on each other in a cycle.
         rows.sort((a, b) => a.wallet_id < b.wallet_id ? -1 : a.wallet_id > b.wallet_id ? 1 : Number(a.id) - Number(b.id))
         let voided = 0

@@ -1,0 +1,64 @@
+import { errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose'
+import type { WalletToken } from '../ledger/tokens/token-repository.js'
+import { fromMicros } from '../money.js'
+import type { SigningKeyring } from './keyring.js'
+
+/** The `iss` of every token; a gateway checks it (see the README). */
+export const TOKEN_ISSUER = 'apiary'
+
+export type Verified =
+  | { ok: true, walletId: string, tokenId: string }
+  | { ok: false, reason: 'TOKEN_INVALID' | 'TOKEN_EXPIRED' }
+
+/**
+ * Signs tokens with the keyring's current key and verifies them in-process against its cached public
+ * keys. The claims name the wallet (`sub`), the token (`jti`) and its expiry; the caps and the
+ * allow-list are copied in for gateways that read them offline, but the ledger's row is what is enforced.
+ */
+export class TokenSigner {
+  readonly #keyring: SigningKeyring
+  readonly #getKey: JWTVerifyGetKey
+
+  constructor (keyring: SigningKeyring) {
+    this.#keyring = keyring
+    this.#getKey = async (header) => {
+      const key = header.kid === undefined ? null : await keyring.publicKey(header.kid)
+      if (key === null) throw new errors.JWKSNoMatchingKey()
+      return key
+    }
+  }
+
+  async sign (token: WalletToken, currency: string): Promise<string> {
+    const { kid, key } = await this.#keyring.signingKey()
+    return await new SignJWT({
+      cap: fromMicros(token.capMicros),
+      perCallCap: token.perCallCapMicros === null ? null : fromMicros(token.perCallCapMicros),
+      currency,
+      bees: token.bees,
+      categories: token.categories,
+      parent: token.parentId
+    })
+      .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' })
+      .setIssuer(TOKEN_ISSUER)
+      .setSubject(token.walletId)
+      .setJti(token.id)
+      .setIssuedAt(Math.floor(this.#keyring.now() / 1000))
+      .setExpirationTime(Math.floor(Date.parse(token.expiresAt) / 1000))
+      .sign(key)
+  }
+
+  /** Checks the signature, issuer and expiry (no database round trip once the key is cached). */
+  async verify (jws: string): Promise<Verified> {
+    try {
+      const { payload } = await jwtVerify(jws, this.#getKey, {
+        algorithms: ['EdDSA'],
+        issuer: TOKEN_ISSUER,
+        requiredClaims: ['sub', 'jti', 'exp'],
+        currentDate: new Date(this.#keyring.now())
+      })
+      return { ok: true, walletId: payload.sub as string, tokenId: payload.jti as string }
+    } catch (error) {
+      return { ok: false, reason: error instanceof errors.JWTExpired ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID' }
+    }
+  }
+}
