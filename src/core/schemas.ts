@@ -97,8 +97,7 @@ export const BeeRateLimit = Type.Object({
   callsPerMinute: Type.Integer({
     minimum: 1,
     maximum: MAX_CALLS_PER_MINUTE,
-    description: 'The most calls a minute the Bee takes from all callers together, on every door (HTTP, MCP, A2A); the ' +
-      'next call in that minute gets 429 BEE_RATE_LIMITED and is not charged. It spares the upstream.'
+    description: 'Most calls a minute from all callers, on every door; more get 429 BEE_RATE_LIMITED, not charged.'
   })
 }, { additionalProperties: false, description: 'A limit on calls to the Bee, counted across all its callers.' })
 
@@ -226,9 +225,8 @@ export const Wallet = shared('Wallet', Type.Object({
   id: WalletId,
   balance: Type.Number({ description: 'Available balance in `currency`: what new calls can spend, after pending holds.' }),
   held: Type.Number({
-    description: 'Sum of pending holds: reserved by calls still running (or whose outcome is not settled yet), already taken ' +
-      'from `balance`. Each is captured when its answer is produced or voided (credited back) when the call fails or ' +
-      'after HOLD_TIMEOUT_SECONDS.'
+    description: 'Sum of pending holds, already taken from `balance`: each is captured when its call answers, or voided ' +
+      '(credited back) when it fails or after HOLD_TIMEOUT_SECONDS.'
   }),
   currency: Type.String({ description: 'ISO 4217 currency of the wallet.' }),
   label: NullableString({ description: 'Free-text label given at creation.' }),
@@ -237,10 +235,9 @@ export const Wallet = shared('Wallet', Type.Object({
 }, { description: 'A prepaid wallet.' }))
 export type Wallet = Static<typeof Wallet>
 
-export const CreatedWallet = Type.Object({
-  ...Wallet.properties,
+export const CreatedWallet = extended(Wallet, {
   token: Type.String({ description: 'Wallet token for X-Registry-Wallet-Token. Shown only here; it is stored hashed.' })
-}, { description: 'A new wallet with its token.' })
+}, 'A new wallet with its token.')
 
 export const JournalEntry = shared('JournalEntry', Type.Object({
   id: Type.Integer({ description: 'Journal entry number.' }),
@@ -273,7 +270,6 @@ export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
   nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
 }, { description: 'One page.' })
 
-export const WalletStatement = Type.Object({
-  ...Wallet.properties,
+export const WalletStatement = extended(Wallet, {
   recent: Type.Array(ref(JournalEntry), { description: 'The most recent journal entries, newest first.' })
-}, { description: 'A wallet with its recent movements.' })
+}, 'A wallet with its recent movements.')

@@ -12,7 +12,7 @@ import { toInputSchema, toOutputSchema } from '../../core/publishing/schema-conv
 import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum } from '../../core/schemas.js'
-import { BEE_NOT_FOUND, BODY_CODES, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
+import { BEE_NOT_FOUND, BODY_CODES, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 /**
  * The id of a Bee to change or remove, as the router matches it. Ids have no dot, so `/bees/{id}.md` (the
@@ -309,7 +309,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BeeIdParams,
       response: {
         204: Type.Null({ description: 'Removed.' }),
-        ...bodyRefusals('A body was sent, and it is not JSON.'),
+        ...BODY_NOT_JSON,
         401: PRINCIPAL_REQUIRED,
         403: refusal('The Bee is built in: set its status instead.', ['BEE_RESERVED']),
         404: BEE_NOT_FOUND
