@@ -29,6 +29,7 @@ import x402 from '../plugins/x402.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
+import earningsRoutes from './http/routes/earnings.js'
 import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
 import preparationRoutes from './http/routes/preparations.js'
@@ -103,6 +104,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(builtInBees, { prefix: '/api' })
   await fastify.register(beeRoutes, { prefix: '/api' })
   await fastify.register(publisherRoutes, { prefix: '/api' })
+  await fastify.register(earningsRoutes, { prefix: '/api' })
   await fastify.register(publishingRoutes, { prefix: '/api' })
   await fastify.register(credentialRoutes, { prefix: '/api' })
   await fastify.register(preparationRoutes, { prefix: '/api' })

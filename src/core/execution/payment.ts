@@ -1,5 +1,6 @@
 import type { PaymentRequired } from '@x402/core/types'
 import { ApiError } from '../errors.js'
+import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
@@ -100,7 +101,9 @@ export async function holdPayment (ledger: Ledger, execution: Execution, options
     beeId: id,
     requestId: execution.requestId,
     claim: claim === null ? null : { scope: claim.scope, key: claim.key },
-    expiresInSeconds: options.holdTimeoutSeconds
+    expiresInSeconds: options.holdTimeoutSeconds,
+    // Fixed now, on the hold: its capture credits this account even if the Bee is unpublished meanwhile.
+    payee: payeeOf(bee.record.ownerId)
   })
   if (outcome.ok) {
     execution.hold = { id: outcome.holdId, walletId: outcome.walletId, micros: bee.priceMicros, balanceMicros: outcome.balanceMicros }

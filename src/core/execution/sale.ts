@@ -1,5 +1,6 @@
 import type { SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
+import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { RegisteredBee } from '../registry.js'
 import type { X402Gate } from '../x402/gate.js'
@@ -58,7 +59,11 @@ async function settle (ledger: Ledger, execution: Execution, options: PaymentOpt
     payer: response.payer ?? call.payer ?? '',
     transaction: response.transaction
   }
-  await ledger.settlements.record(settlement, { scope: claim.scope, key: claim.key, status: 200, body })
+  const { bee } = execution
+  const sale = {
+    payee: payeeOf(bee.record.ownerId), micros: bee.priceMicros, currency: bee.record.pricing.currency, beeId: settlement.beeId, requestId: settlement.requestId, reference: settlement.paymentKey
+  }
+  await ledger.settlements.record(settlement, sale, { scope: claim.scope, key: claim.key, status: 200, body })
   execution.claim = null
   return paymentResponseOf(settlement)
 }

@@ -1,4 +1,5 @@
 import type { CatalogRepository } from './catalog/catalog-repository.js'
+import type { EarningsRepository } from './earnings/earnings-repository.js'
 import type { HoldRepository } from './holds/hold-repository.js'
 import type { IdempotencyRepository } from './idempotency/idempotency-repository.js'
 import type { JournalRepository } from './journal/journal-repository.js'
@@ -16,6 +17,8 @@ export interface Ledger {
   readonly wallets: WalletRepository
   readonly holds: HoldRepository
   readonly journal: JournalRepository
+  /** Publishers' and the operator's earnings: what captures credited, what was paid out. */
+  readonly earnings: EarningsRepository
   readonly idempotency: IdempotencyRepository
   /** Publishers, published Bees and the status of built-in Bees. */
   readonly catalog: CatalogRepository

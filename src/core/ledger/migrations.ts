@@ -1,3 +1,4 @@
+import { earningsMigration } from './earnings/migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -217,7 +218,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0004_credentials': credentials,
       '0005_preparations': preparations,
       '0006_x402': x402,
-      '0007_rate_limits': rateLimits
+      '0007_rate_limits': rateLimits,
+      '0009_earnings': earningsMigration(dialect)
     })
   }
 }

@@ -38,6 +38,8 @@ export interface Tables {
     state: HoldState
     /** When the sweeper may void it if it is still pending. */
     expires_at: string
+    /** The earnings account its capture credits (a publisher id, or 'operator'), fixed when it is placed. */
+    payee: Generated<string>
   }
   publishers: {
     id: string
@@ -129,6 +131,33 @@ export interface Tables {
     created_at: string
     updated_at: string
   }
+  /**
+   * Earnings entries, append-only: an account's balance is the sum of its credits (sale, fee, x402,
+   * opening) less its payouts. See EarningsRepository.
+   */
+  earnings: {
+    id: Generated<number>
+    /** A publisher id, or 'operator'. */
+    account: string
+    currency: string
+    kind: EarningsKind
+    /** Credited to the account (a sale's: net of the fee), or paid out of it. */
+    amount: number
+    /** On a sale or x402 sale: the platform fee withheld from it (credited to the operator's account). */
+    fee: number
+    bee_id: string | null
+    /** On a sale or fee: the hold whose capture it is. */
+    hold_id: number | null
+    request_id: string | null
+    /** A payout's reference (a bank transfer id); an x402 sale's payment key. */
+    reference: string | null
+    created_at: string
+  }
+  /** One row per account and currency that was ever paid out: payouts lock it, so concurrent ones take turns. */
+  earnings_accounts: {
+    account: string
+    currency: string
+  }
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {
     id: Generated<number>
@@ -146,5 +175,6 @@ export interface Tables {
   }
 }
 
+export type EarningsKind = 'sale' | 'fee' | 'x402' | 'payout' | 'opening'
 export type JournalKind = 'deposit' | 'hold' | 'capture' | 'void' | 'charge' | 'refund'
 export type HoldState = 'pending' | 'captured' | 'voided'
