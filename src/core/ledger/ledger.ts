@@ -5,6 +5,7 @@ import type { IdempotencyRepository } from './idempotency/idempotency-repository
 import type { JournalRepository } from './journal/journal-repository.js'
 import type { Dialect } from './migrations.js'
 import type { PreparationRepository } from './preparations/preparation-repository.js'
+import type { SubscriptionRepository } from './subscriptions/subscription-repository.js'
 import type { SettlementRepository } from './settlements/settlement-repository.js'
 import type { WalletRepository } from './wallets/wallet-repository.js'
 
@@ -24,6 +25,8 @@ export interface Ledger {
   readonly catalog: CatalogRepository
   /** Website preparation records, which are also their jobs. */
   readonly preparations: PreparationRepository
+  /** Wallets' subscriptions to Bees priced `subscription`, and their quotas. */
+  readonly subscriptions: SubscriptionRepository
   /** x402 payments settled for calls. */
   readonly settlements: SettlementRepository
   ping (): Promise<void>

@@ -1,4 +1,5 @@
 import { earningsMigration } from './earnings/migration.js'
+import { subscriptionsMigration } from './subscriptions/migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -219,7 +220,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0005_preparations': preparations,
       '0006_x402': x402,
       '0007_rate_limits': rateLimits,
-      '0009_earnings': earningsMigration(dialect)
+      '0009_earnings': earningsMigration(dialect),
+      '0010_subscriptions': subscriptionsMigration(dialect)
     })
   }
 }

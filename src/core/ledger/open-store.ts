@@ -16,6 +16,7 @@ import { migrationsFor, type Dialect } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
+import { sqlSubscriptionRepository } from './subscriptions/sql-subscription-repository.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 
@@ -142,6 +143,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     idempotency: sqlIdempotencyRepository(db),
     catalog: sqlCatalogRepository(db, secretBox(databaseUrl, dialect, options)),
     preparations: sqlPreparationRepository(db),
+    subscriptions: sqlSubscriptionRepository(db, dialect, options.platformFeeBps ?? 0),
     settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()

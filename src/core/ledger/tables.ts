@@ -158,6 +158,27 @@ export interface Tables {
     account: string
     currency: string
   }
+  /** Subscriptions to Bees priced `subscription`: see SubscriptionRepository. */
+  subscriptions: {
+    id: string
+    wallet_id: string
+    bee_id: string
+    /** The earnings account each period's price credits. */
+    payee: string
+    currency: string
+    period_price: number
+    period_seconds: number
+    /** Calls included per period. */
+    included: number
+    /** Price of a call past the included ones; null: refused until the period resets. */
+    overage: number | null
+    period_start: string
+    period_end: string
+    /** Included calls taken in the current period. */
+    used: number
+    state: 'active' | 'canceled' | 'lapsed' | 'ended'
+    created_at: string
+  }
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {
     id: Generated<number>
