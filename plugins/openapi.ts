@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
 import { registryDocument } from '../src/core/publishing/openapi-paths.js'
+import { dropEchoedDescriptions } from '../src/core/publishing/echoed-descriptions.js'
 import { shareComponents } from '../src/core/publishing/shared-components.js'
 import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
 import { etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
@@ -43,6 +44,7 @@ export default fp(async (fastify) => {
         { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see the README, A2A).' },
         { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
+        { name: 'subscriptions', description: 'A wallet\'s subscriptions to Bees priced by subscription.' },
         { name: 'earnings', description: 'What each publisher\'s Bees (and the operator) earned from sales, and the payouts recorded against it.' },
         { name: 'preparations', description: 'Website preparation: crawl a business\'s site into an llms.txt, schema.org JSON-LD, an agent manifest and a summary.' },
         { name: 'operations', description: 'Liveness and readiness.' }
@@ -76,7 +78,7 @@ export default fp(async (fastify) => {
   const current = () => {
     if (cached?.version !== registry.version) {
       const generated = registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {}, x402))
-      const document = shareComponents(withCallExamples(generated, registry))
+      const document = shareComponents(dropEchoedDescriptions(withCallExamples(generated, registry)))
       const body = JSON.stringify(document)
       // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
       cached = { version: registry.version, document, text: { body, etag: `W/${etagOf(body)}` } }
