@@ -36,6 +36,7 @@ import preparationRoutes from './http/routes/preparations.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
+import subscriptionRoutes from './http/routes/subscriptions.js'
 import walletHolderRoutes from './http/routes/wallet.js'
 import walletAdminRoutes from './http/routes/wallets.js'
 import x402Routes from './http/routes/x402.js'
@@ -110,6 +111,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(preparationRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
+  await fastify.register(subscriptionRoutes, { prefix: '/api' })
   await fastify.register(x402Routes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
   await fastify.register(a2aRoutes)

@@ -145,7 +145,7 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
     ...upstream
   }
   if (paid) {
-    codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS']
+    codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS', 'SUBSCRIPTION_REQUIRED', 'SUBSCRIPTION_QUOTA_EXHAUSTED']
     codes[503] = ['HOLD_EXPIRED']
   }
   if (paid && x402) {

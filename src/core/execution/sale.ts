@@ -4,7 +4,7 @@ import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { RegisteredBee } from '../registry.js'
 import type { X402Gate } from '../x402/gate.js'
-import type { Execution, ExecutionOutcome, Honey, X402Call } from './execution.js'
+import type { Execution, ExecutionOutcome, Honey, Included, X402Call } from './execution.js'
 import { paymentRequired, type PaymentOptions } from './payment.js'
 import { paymentResponseOf } from '../x402/payment-claim.js'
 
@@ -87,6 +87,15 @@ async function sell (ledger: Ledger, execution: Execution, options: PaymentOptio
   return null
 }
 
+/** A failed call gives its included call back to the subscription's quota; if that fails, the call stays counted (never double-counted). */
+async function giveBack (ledger: Ledger, execution: Execution, included: Included): Promise<void> {
+  try {
+    await ledger.subscriptions.giveBack(included.subscriptionId, included.periodEnd)
+  } catch (error) {
+    execution.log.error({ err: error, subscriptionId: included.subscriptionId }, 'give-back of an included call failed')
+  }
+}
+
 async function voidHold (ledger: Ledger, execution: Execution, holdId: number): Promise<void> {
   try {
     await ledger.holds.void(holdId, execution.requestId)
@@ -104,7 +113,7 @@ async function voidHold (ledger: Ledger, execution: Execution, holdId: number): 
  */
 export async function runAndSell (ledger: Ledger, execution: Execution, input: unknown,
   serialize: (honey: Honey) => string, options: PaymentOptions): Promise<ExecutionOutcome> {
-  const { bee, hold, log } = execution
+  const { bee, hold, included, log } = execution
   let honey: Honey
   let body: string
   let payment: SettleResponse | null
@@ -130,6 +139,7 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
     payment = await sell(ledger, execution, options, body)
   } catch (error) {
     if (hold !== null) await voidHold(ledger, execution, hold.id)
+    if (included !== null) await giveBack(ledger, execution, included)
     if (error instanceof ApiError) return { ok: false, error }
     throw error
   }

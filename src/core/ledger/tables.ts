@@ -61,8 +61,10 @@ export interface Tables {
     input_schema: string
     output_schema: string
     primary_services: string
-    pricing_type: 'free' | 'pay-per-use'
+    pricing_type: 'free' | 'pay-per-use' | 'subscription'
     cost_micros: number
+    /** JSON text: the SubscriptionPlan of a Bee priced `subscription`; null otherwise. */
+    plan: Generated<string | null>
     currency: string
     status: BeeStatus
     status_message: string | null

@@ -28,6 +28,8 @@ export function subscriptionsMigration (dialect: Dialect): Migration {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute()
       await db.schema.createIndex('subscriptions_live').on('subscriptions').columns(['wallet_id', 'bee_id']).unique().where(live).execute()
+      // A published Bee's plan (SubscriptionPlan as JSON text), when it is priced `subscription`.
+      await db.schema.alterTable('published_bees').addColumn('plan', 'text').execute()
       await db.schema.createIndex('subscriptions_due').on('subscriptions').column('period_end').where(live).execute()
     }
   }
