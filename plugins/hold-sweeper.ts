@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 const SWEEP_BATCH = 500
 
 /**
- * Voids the holds nobody settled in time: their execution's process died, or the void after a
+ * Settles subscription periods that ended (see renewDue), and voids the holds nobody settled in time: their execution's process died, or the void after a
  * failure could not be written. Every instance sweeps; the store makes concurrent sweeps safe, each
  * hold voided once.
  */
@@ -23,6 +23,16 @@ export default fp(async (fastify) => {
       } while (voided === SWEEP_BATCH)
     } catch (error) {
       log.warn({ err: error }, 'hold sweep failed')
+    }
+    try {
+      // Subscriptions whose period ended: renewed if their wallet pays, else lapsed; canceled ones end.
+      let settled
+      do {
+        settled = await ledger.subscriptions.renewDue(SWEEP_BATCH)
+        if (settled.renewed + settled.lapsed + settled.ended > 0) log.info(settled, 'subscription periods settled')
+      } while (settled.renewed + settled.lapsed + settled.ended === SWEEP_BATCH)
+    } catch (error) {
+      log.warn({ err: error }, 'subscription renewal failed')
     }
   }
   const timer = setInterval(() => {

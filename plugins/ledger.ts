@@ -19,7 +19,8 @@ export default fp(async (fastify) => {
   const ledger = await openStore(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     secretsKey: config.SECRETS_KEY,
-    previousSecretsKeys: commaList(config.SECRETS_KEY_PREVIOUS)
+    previousSecretsKeys: commaList(config.SECRETS_KEY_PREVIOUS),
+    platformFeeBps: config.PLATFORM_FEE_BPS
   })
   try {
     // Signing secrets stored in plaintext, or under a previous key, are encrypted with the current one.

@@ -44,6 +44,8 @@ export default fp(async (fastify) => {
         { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see the README, A2A).' },
         { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
+        { name: 'subscriptions', description: 'A wallet\'s subscriptions to Bees priced by subscription.' },
+        { name: 'earnings', description: 'What each publisher\'s Bees (and the operator) earned from sales, and the payouts recorded against it.' },
         { name: 'preparations', description: 'Website preparation: crawl a business\'s site into an llms.txt, schema.org JSON-LD, an agent manifest and a summary.' },
         { name: 'operations', description: 'Liveness and readiness.' }
       ],

@@ -1,5 +1,7 @@
 import fp from 'fastify-plugin'
-import { BeeRecord, ErrorBody, HoneyEnvelope, JournalEntry, PaymentRequiredBody, RateLimitedBody, ValidationErrorBody, Wallet } from '../src/core/schemas.js'
+import { BeeRecord, ErrorBody, SubscriptionPlan, HoneyEnvelope, JournalEntry, PaymentRequiredBody, RateLimitedBody, ValidationErrorBody, Wallet } from '../src/core/schemas.js'
+import { EarningsBalance, EarningsEntry } from '../src/core/earnings/schemas.js'
+import { Subscription } from '../src/core/subscriptions/schemas.js'
 import { Preparation } from '../src/core/preparations/schemas.js'
 import { WalletTokenView } from '../src/core/tokens/schemas.js'
 import { JsonRpcErrorResponse as A2aErrorResponse } from '../src/http/a2a/json-rpc.js'
@@ -11,7 +13,8 @@ import { JsonRpcError as McpErrorResponse } from '../src/http/mcp/json-rpc.js'
  * components/schemas under its `$id` (plugins/openapi.ts names them so).
  */
 export default fp(async (fastify) => {
-  for (const schema of [ErrorBody, ValidationErrorBody, PaymentRequiredBody, RateLimitedBody, BeeRecord, HoneyEnvelope, Wallet, JournalEntry, McpErrorResponse, A2aErrorResponse, Preparation, WalletTokenView]) {
+  for (const schema of [SubscriptionPlan, ErrorBody, ValidationErrorBody, PaymentRequiredBody, RateLimitedBody, BeeRecord, HoneyEnvelope, Wallet, JournalEntry,
+    McpErrorResponse, A2aErrorResponse, Preparation, WalletTokenView, EarningsEntry, EarningsBalance, Subscription]) {
     fastify.addSchema(schema)
   }
 }, { name: 'shared-schemas' })

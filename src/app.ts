@@ -33,12 +33,14 @@ import x402 from '../plugins/x402.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
+import earningsRoutes from './http/routes/earnings.js'
 import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
 import preparationRoutes from './http/routes/preparations.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
+import subscriptionRoutes from './http/routes/subscriptions.js'
 import walletHolderRoutes from './http/routes/wallet.js'
 import walletAdminRoutes from './http/routes/wallets.js'
 import walletTokenRoutes from './http/routes/wallet-tokens.js'
@@ -115,6 +117,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(builtInBees, { prefix: '/api' })
   await fastify.register(beeRoutes, { prefix: '/api' })
   await fastify.register(publisherRoutes, { prefix: '/api' })
+  await fastify.register(earningsRoutes, { prefix: '/api' })
   await fastify.register(publishingRoutes, { prefix: '/api' })
   await fastify.register(credentialRoutes, { prefix: '/api' })
   await fastify.register(preparationRoutes, { prefix: '/api' })
@@ -122,6 +125,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
   await fastify.register(walletTokenRoutes, { prefix: '/api' })
   await fastify.register(jwksRoutes)
+  await fastify.register(subscriptionRoutes, { prefix: '/api' })
   await fastify.register(x402Routes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
   await fastify.register(a2aRoutes)

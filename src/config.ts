@@ -131,6 +131,13 @@ export const ConfigSchema = Type.Object({
     description: 'Largest part of the OpenAPI document one published Bee may take: its name, description and both schemas.'
   }),
   PRICE_CURRENCY: CurrencyCode('ISO 4217 currency of Bee prices and new wallets.', { default: 'USD' }),
+  PLATFORM_FEE_BPS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 0,
+    description: 'The operator\'s fee on each sale of a published Bee, in basis points of the price (250 = 2.5 %; rounded down ' +
+      'to the micro-unit); the publisher earns the rest. Built-in Bees earn wholly for the operator.'
+  }),
   PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
   PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002),
   SIGNING_SECRET_OVERLAP_SECONDS: Type.Integer({

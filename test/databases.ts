@@ -91,3 +91,27 @@ export async function issuedWallet (ledger: Ledger, micros: number, label: strin
   if (!issued.ok) throw new Error(`wallet refused: ${issued.reason}`)
   return issued.wallet
 }
+
+export interface LedgerSums {
+  /** Wallet balances + pending holds + earnings balances: where every deposited micro-unit is now. */
+  held: number
+  /** Deposits into wallets + x402 sales (paid on chain, outside any wallet) − payouts: what came in, less what went out. */
+  owed: number
+}
+
+/**
+ * TigerBeetle's invariant, read in ONE statement (one snapshot on PostgreSQL, one read transaction on
+ * SQLite), straight from the database and not through the store under test: at every instant `held`
+ * must equal `owed`.
+ */
+export async function ledgerSums (backend: Backend): Promise<LedgerSums> {
+  const [row] = await runSql(backend, [`SELECT
+    (SELECT COALESCE(SUM(balance), 0) FROM wallets) AS wallets,
+    (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE state = 'pending') AS pending,
+    (SELECT COALESCE(SUM(CASE WHEN kind = 'payout' THEN -amount ELSE amount END), 0) FROM earnings) AS earned,
+    (SELECT COALESCE(SUM(amount), 0) FROM journal WHERE kind = 'deposit') AS deposits,
+    (SELECT COALESCE(SUM(amount + fee), 0) FROM earnings WHERE kind = 'x402') AS external,
+    (SELECT COALESCE(SUM(amount), 0) FROM earnings WHERE kind = 'payout') AS payouts`]) as Array<Record<string, number | string>>
+  const n = (key: string) => Number(row?.[key])
+  return { held: n('wallets') + n('pending') + n('earned'), owed: n('deposits') + n('external') - n('payouts') }
+}

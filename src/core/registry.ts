@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv'
 import type { Logger } from './logger.js'
 import type { Static, TSchema } from 'typebox'
+import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
 import { toMicros } from './money.js'
 import type { BeeRecord, BeeStatus, Pricing } from './schemas.js'
 import { compileBodySchema } from './validation.js'
@@ -50,8 +51,11 @@ export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema
 export interface RegisteredBee {
   record: BeeRecord
   definition: BeeDefinition
+  /** Whether a call needs a wallet (pay-per-use and subscription Bees). */
   paid: boolean
   priceMicros: number
+  /** A subscription Bee's plan in micro-units; null for the others. */
+  plan: PlanMicros | null
   validateInput: ValidateFunction
   validateOutput: ValidateFunction
   /** Built-in Bees run in-process (a bad output is our 500); published ones run remotely (their 502). */
@@ -68,6 +72,20 @@ export interface BeeFilter {
   q?: string | undefined
   /** Only Bees with an id after this one (cursor pagination in id order). */
   after?: string | undefined
+}
+
+/** A subscription Bee's plan in micro-units; its costPerCall must be the overage price (0 without one). */
+function planMicros (definition: BeeDefinition): PlanMicros | null {
+  const { type, plan, costPerCall } = definition.pricing
+  if (type !== 'subscription') return null
+  if (plan === undefined) throw new Error(`Subscription Bee "${definition.id}" needs a plan`)
+  const periodPriceMicros = toMicros(plan.periodPrice)
+  const overageMicros = plan.overagePrice === null ? null : toMicros(plan.overagePrice)
+  if (periodPriceMicros === null || periodPriceMicros <= 0 || (overageMicros === null && plan.overagePrice !== null)) {
+    throw new Error(`Bee "${definition.id}" has a plan price with more than 6 decimal places`)
+  }
+  if ((plan.overagePrice ?? 0) !== costPerCall) throw new Error(`Subscription Bee "${definition.id}": costPerCall must be the plan's overagePrice, or 0 without one`)
+  return { periodPriceMicros, periodSeconds: plan.periodDays * 86_400, includedCalls: plan.includedCalls, overageMicros }
 }
 
 export const executePath = (id: string) => `/api/bees/${id}/execute`
@@ -97,8 +115,9 @@ export class Registry {
     if (this.#bees.has(definition.id) && options.replace !== true) throw new Error(`Bee "${definition.id}" is already registered`)
     const priceMicros = toMicros(definition.pricing.costPerCall)
     if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
-    const paid = definition.pricing.type === 'pay-per-use'
-    if (paid && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
+    if (definition.pricing.type === 'pay-per-use' && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
+    const plan = planMicros(definition)
+    const paid = definition.pricing.type !== 'free'
     const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute, ...metadata } = definition
     const remote = options.remote === true
     const entry: RegisteredBee = {
@@ -115,6 +134,7 @@ export class Registry {
       definition: definition as unknown as BeeDefinition,
       paid,
       priceMicros,
+      plan,
       // Compiled anew for every version, and freed with it (see compileBodySchema).
       validateInput: compileBodySchema(inputSchema),
       validateOutput: compileBodySchema(outputSchema),

@@ -54,10 +54,23 @@ export const CURRENCY_PATTERN = '^[A-Z]{3}$'
 export const CurrencyCode = (description: string, options: { default?: string } = {}) =>
   Type.String({ pattern: CURRENCY_PATTERN, ...options, description })
 
+/** The plan of a Bee priced `subscription` (the spec leaves it open: this is Apiary's one extra pricing field). */
+export const SubscriptionPlan = shared('SubscriptionPlan', Type.Object({
+  periodPrice: Type.Number({ minimum: 0.000001, maximum: 1_000_000, description: 'Paid at the start of each period.' }),
+  periodDays: Type.Integer({ minimum: 1, maximum: 366, description: 'Period length.' }),
+  includedCalls: Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Calls included per period.' }),
+  overagePrice: Type.Unsafe<number | null>({
+    type: 'number', nullable: true, minimum: 0.000001, maximum: 1000, description: 'Price of each further call; null: none until the period resets.'
+  })
+}, { additionalProperties: false, description: 'A subscription plan (README, Subscriptions).' }))
+export type SubscriptionPlan = Static<typeof SubscriptionPlan>
+
 export const Pricing = Type.Object({
   type: StringEnum(['free', 'pay-per-use', 'subscription'], { description: 'How calls are paid for.' }),
-  costPerCall: Type.Number({ minimum: 0, description: 'Cost of one call in `currency`; 0 for free Bees.' }),
-  currency: Type.String({ description: 'ISO 4217 currency code of costPerCall.' })
+  costPerCall: Type.Number({ minimum: 0, description: 'Cost of one call in `currency`; 0 if free; a subscription\'s overagePrice or 0.' }),
+  currency: Type.String({ description: 'ISO 4217 currency code of costPerCall.' }),
+  // Inline, not by $ref: the Bee record is compiled on its own too (MCP's output schemas, clients).
+  plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, description: 'A subscription\'s plan.' }))
 }, { description: 'What one call costs.' })
 export type Pricing = Static<typeof Pricing>
 
@@ -97,8 +110,7 @@ export const BeeRateLimit = Type.Object({
   callsPerMinute: Type.Integer({
     minimum: 1,
     maximum: MAX_CALLS_PER_MINUTE,
-    description: 'The most calls a minute the Bee takes from all callers together, on every door (HTTP, MCP, A2A); the ' +
-      'next call in that minute gets 429 BEE_RATE_LIMITED and is not charged. It spares the upstream.'
+    description: 'Most calls a minute from all callers, on every door; more get 429 BEE_RATE_LIMITED, not charged.'
   })
 }, { additionalProperties: false, description: 'A limit on calls to the Bee, counted across all its callers.' })
 
@@ -189,6 +201,8 @@ export const PaymentRequiredBody = shared('PaymentRequired', extended(ErrorBody,
     currency: Type.String({ description: 'Currency of the price.' }),
     requiredHeader: Type.String({ description: 'Header that must carry a funded wallet token.' }),
     howToPay: Type.String({ description: 'One sentence on how to pay for this call: which header, what wallet, who issues it.' }),
+    plan: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The Bee\'s plan.' })),
+    resetsAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the next period starts.' })),
     walletDocs: Type.Optional(Type.String({
       format: 'uri',
       description: 'Page on how to get a funded wallet (the operator\'s WALLET_DOCS_URL); absent when none is configured.'
@@ -226,9 +240,8 @@ export const Wallet = shared('Wallet', Type.Object({
   id: WalletId,
   balance: Type.Number({ description: 'Available balance in `currency`: what new calls can spend, after pending holds.' }),
   held: Type.Number({
-    description: 'Sum of pending holds: reserved by calls still running (or whose outcome is not settled yet), already taken ' +
-      'from `balance`. Each is captured when its answer is produced or voided (credited back) when the call fails or ' +
-      'after HOLD_TIMEOUT_SECONDS.'
+    description: 'Sum of pending holds, already taken from `balance`: each is captured when its call answers, or voided ' +
+      '(credited back) when it fails or after HOLD_TIMEOUT_SECONDS.'
   }),
   currency: Type.String({ description: 'ISO 4217 currency of the wallet.' }),
   label: NullableString({ description: 'Free-text label given at creation.' }),
@@ -237,10 +250,9 @@ export const Wallet = shared('Wallet', Type.Object({
 }, { description: 'A prepaid wallet.' }))
 export type Wallet = Static<typeof Wallet>
 
-export const CreatedWallet = Type.Object({
-  ...Wallet.properties,
+export const CreatedWallet = extended(Wallet, {
   token: Type.String({ description: 'Wallet token for X-Registry-Wallet-Token. Shown only here; it is stored hashed.' })
-}, { description: 'A new wallet with its token.' })
+}, 'A new wallet with its token.')
 
 export const JournalEntry = shared('JournalEntry', Type.Object({
   id: Type.Integer({ description: 'Journal entry number.' }),
@@ -263,8 +275,8 @@ export const JournalEntry = shared('JournalEntry', Type.Object({
 export type JournalEntry = Static<typeof JournalEntry>
 
 export const PageQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Most items in one page (1 to 200, default 50).' }),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page; omit for the first page.' }))
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size (default 50).' }),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The previous page\'s nextCursor.' }))
 })
 
 /** A page of items with the cursor of the next page. */
@@ -273,7 +285,6 @@ export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
   nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
 }, { description: 'One page.' })
 
-export const WalletStatement = Type.Object({
-  ...Wallet.properties,
+export const WalletStatement = extended(Wallet, {
   recent: Type.Array(ref(JournalEntry), { description: 'The most recent journal entries, newest first.' })
-}, { description: 'A wallet with its recent movements.' })
+}, 'A wallet with its recent movements.')

@@ -57,6 +57,20 @@ export const TOKEN_PAYMENT_CODES = {
   403: ['TOKEN_SCOPE_DENIED']
 } as const
 
+/** 400, 413 and 415 of a route whose only body refusals are reading JSON: one response the document lists once. */
+export const BODY_NOT_JSON = {
+  400: refusal('A body was sent, and it is not JSON.', [...REQUEST_CODES, ...BODY_CODES[400]], { body: ValidationErrorBody, name: 'BodyNotJson' }),
+  413: PAYLOAD_TOO_LARGE,
+  415: UNSUPPORTED_MEDIA_TYPE
+}
+
+/** 400 of a route whose only refusal of the request is its own (HOST_REQUIRED): one response the document lists once. */
+export const REQUEST_INVALID = refusal('The request is invalid.', REQUEST_CODES, { name: 'RequestInvalid' })
+
+/** 400 of a listing: a filter or parameter, the limit or the cursor is invalid. One response the document lists once. */
+export const PAGE_REFUSED = refusal('A parameter, the limit or the cursor is invalid.', [...REQUEST_CODES, 'VALIDATION_FAILED', 'INVALID_CURSOR'],
+  { body: ValidationErrorBody, name: 'PageRefused' })
+
 /** 401 and 403 of the admin API. */
 export const ADMIN_REFUSALS = {
   401: refusal('Missing or wrong admin token.', ['UNAUTHORIZED'], { name: 'AdminTokenRequired' }),

@@ -43,6 +43,7 @@ export function admit (registry: Registry, admission: Admission): Step<{ executi
       presentedPayment: admission.x402Payment ?? null,
       claim: null,
       hold: null,
+      included: null,
       x402: null
     }
   }

@@ -12,6 +12,13 @@ export interface Hold {
   balanceMicros: number
 }
 
+/** A call included in a subscription's quota: given back if the Bee fails. */
+export interface Included {
+  subscriptionId: string
+  /** The end of the period it counts in: a give-back after it would count in the next one, so none is made. */
+  periodEnd: string
+}
+
 /** A claimed Idempotency-Key; `holdId` is the pending hold of an abandoned claim this execution took over. */
 export interface Claim {
   scope: string
@@ -47,8 +54,10 @@ export interface Execution {
   readonly presentedPayment: unknown
   /** Set by the claim step; cleared once the answer is stored with it (or the key is released). */
   claim: Claim | null
-  /** Set by the payment step on a pay-per-use Bee. */
+  /** Set by the payment step on a pay-per-use Bee, or on a subscription Bee past its quota (the overage). */
   hold: Hold | null
+  /** Set by the payment step on a subscription Bee when the call is within the quota. */
+  included: Included | null
   /** Set by the claim step when the call pays with x402 instead of a wallet. */
   x402: X402Call | null
 }

@@ -1,5 +1,6 @@
 import type { PaymentRequired } from '@x402/core/types'
 import { ApiError } from '../errors.js'
+import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
@@ -7,6 +8,7 @@ import type { TokenSigner } from '../tokens/verifier.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, Step } from './execution.js'
 import { tokenPayer, tokenRefused } from './token-payment.js'
+import { subscriptionCall } from './subscription.js'
 
 /** What a door needs to say 402: where a caller learns to get a wallet (none configured: no link), and x402 when it is on. */
 export interface PaymentOptions {
@@ -31,10 +33,15 @@ export class PaymentRequiredError extends ApiError {
  * The 402 of every door: the spec's fields, plus what an agent needs to pay without reading docs
  * first: one sentence on how to pay, where to get a wallet and, when x402 is on, that an offer is attached.
  */
-export async function paymentRequired (execution: Execution, options: PaymentOptions, code: string, message: string): Promise<ApiError> {
+export async function paymentRequired (execution: Execution, options: PaymentOptions, code: string, message: string,
+  details: Record<string, unknown> = {}): Promise<ApiError> {
   const { bee } = execution
-  const { costPerCall, currency } = bee.record.pricing
+  const { costPerCall, currency, plan } = bee.record.pricing
   const docs = options.walletDocsUrl
+  // A subscription Bee is paid for by the period: the wallet must subscribe first, then call.
+  const needs = plan === undefined
+    ? `holding at least ${costPerCall} ${currency}`
+    : `subscribed to it (POST /api/bees/${bee.record.id}/subscription with that header pays ${plan.periodPrice} ${currency} a period)`
   const offer = options.x402 === null ? null : await options.x402.offer(bee, execution.resource, message)
   return new PaymentRequiredError(code, message, {
     transactionDetails: {
@@ -43,10 +50,11 @@ export async function paymentRequired (execution: Execution, options: PaymentOpt
       currency,
       requiredHeader: WALLET_HEADER_NAME,
       howToPay: `Send the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ` +
-        `holding at least ${costPerCall} ${currency}; this service's operator issues wallets and their tokens` +
+        `${needs}; this service's operator issues wallets and their tokens` +
         (docs === null ? '.' : ' (see walletDocs).') +
         (offer === null ? '' : ' Or pay for this call alone with x402 (see x402).'),
       ...(docs === null ? {} : { walletDocs: docs }),
+      ...details,
       ...(offer === null
         ? {}
         : {
@@ -81,6 +89,11 @@ export async function holdPayment (ledger: Ledger, execution: Execution, options
   const { bee, claim, tokenHash } = execution
   if (!bee.paid) return { ok: true }
   if (execution.x402 !== null) return await verifyX402(execution, options, execution.x402)
+  if (bee.plan !== null) {
+    const subscribed = await subscriptionCall(ledger, execution, options, bee.plan)
+    // Past the quota with an overage price, the call is held and charged at it (costPerCall) as any paid call.
+    if (subscribed !== 'overage') return subscribed
+  }
   const { id, pricing } = bee.record
   if (tokenHash === null) {
     return {
@@ -107,7 +120,9 @@ export async function holdPayment (ledger: Ledger, execution: Execution, options
     beeId: id,
     requestId: execution.requestId,
     claim: claim === null ? null : { scope: claim.scope, key: claim.key },
-    expiresInSeconds: options.holdTimeoutSeconds
+    expiresInSeconds: options.holdTimeoutSeconds,
+    // Fixed now, on the hold: its capture credits this account even if the Bee is unpublished meanwhile.
+    payee: payeeOf(bee.record.ownerId)
   })
   if (outcome.ok) {
     execution.hold = { id: outcome.holdId, walletId: outcome.walletId, micros: bee.priceMicros, balanceMicros: outcome.balanceMicros }

@@ -1,9 +1,10 @@
 import type { SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
+import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { RegisteredBee } from '../registry.js'
 import type { X402Gate } from '../x402/gate.js'
-import type { Execution, ExecutionOutcome, Honey, X402Call } from './execution.js'
+import type { Execution, ExecutionOutcome, Honey, Included, X402Call } from './execution.js'
 import { paymentRequired, type PaymentOptions } from './payment.js'
 import { paymentResponseOf } from '../x402/payment-claim.js'
 
@@ -58,7 +59,11 @@ async function settle (ledger: Ledger, execution: Execution, options: PaymentOpt
     payer: response.payer ?? call.payer ?? '',
     transaction: response.transaction
   }
-  await ledger.settlements.record(settlement, { scope: claim.scope, key: claim.key, status: 200, body })
+  const { bee } = execution
+  const sale = {
+    payee: payeeOf(bee.record.ownerId), micros: bee.priceMicros, currency: bee.record.pricing.currency, beeId: settlement.beeId, requestId: settlement.requestId, reference: settlement.paymentKey
+  }
+  await ledger.settlements.record(settlement, sale, { scope: claim.scope, key: claim.key, status: 200, body })
   execution.claim = null
   return paymentResponseOf(settlement)
 }
@@ -82,6 +87,15 @@ async function sell (ledger: Ledger, execution: Execution, options: PaymentOptio
   return null
 }
 
+/** A failed call gives its included call back to the subscription's quota; if that fails, the call stays counted (never double-counted). */
+async function giveBack (ledger: Ledger, execution: Execution, included: Included): Promise<void> {
+  try {
+    await ledger.subscriptions.giveBack(included.subscriptionId, included.periodEnd)
+  } catch (error) {
+    execution.log.error({ err: error, subscriptionId: included.subscriptionId }, 'give-back of an included call failed')
+  }
+}
+
 async function voidHold (ledger: Ledger, execution: Execution, holdId: number): Promise<void> {
   try {
     await ledger.holds.void(holdId, execution.requestId)
@@ -99,7 +113,7 @@ async function voidHold (ledger: Ledger, execution: Execution, holdId: number): 
  */
 export async function runAndSell (ledger: Ledger, execution: Execution, input: unknown,
   serialize: (honey: Honey) => string, options: PaymentOptions): Promise<ExecutionOutcome> {
-  const { bee, hold, log } = execution
+  const { bee, hold, included, log } = execution
   let honey: Honey
   let body: string
   let payment: SettleResponse | null
@@ -125,6 +139,7 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
     payment = await sell(ledger, execution, options, body)
   } catch (error) {
     if (hold !== null) await voidHold(ledger, execution, hold.id)
+    if (included !== null) await giveBack(ledger, execution, included)
     if (error instanceof ApiError) return { ok: false, error }
     throw error
   }

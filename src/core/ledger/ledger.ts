@@ -1,9 +1,11 @@
 import type { CatalogRepository } from './catalog/catalog-repository.js'
+import type { EarningsRepository } from './earnings/earnings-repository.js'
 import type { HoldRepository } from './holds/hold-repository.js'
 import type { IdempotencyRepository } from './idempotency/idempotency-repository.js'
 import type { JournalRepository } from './journal/journal-repository.js'
 import type { Dialect } from './migrations.js'
 import type { PreparationRepository } from './preparations/preparation-repository.js'
+import type { SubscriptionRepository } from './subscriptions/subscription-repository.js'
 import type { SettlementRepository } from './settlements/settlement-repository.js'
 import type { SigningKeyRepository } from './signing-keys/signing-key-repository.js'
 import type { TokenRepository } from './tokens/token-repository.js'
@@ -18,11 +20,15 @@ export interface Ledger {
   readonly wallets: WalletRepository
   readonly holds: HoldRepository
   readonly journal: JournalRepository
+  /** Publishers' and the operator's earnings: what captures credited, what was paid out. */
+  readonly earnings: EarningsRepository
   readonly idempotency: IdempotencyRepository
   /** Publishers, published Bees and the status of built-in Bees. */
   readonly catalog: CatalogRepository
   /** Website preparation records, which are also their jobs. */
   readonly preparations: PreparationRepository
+  /** Wallets' subscriptions to Bees priced `subscription`, and their quotas. */
+  readonly subscriptions: SubscriptionRepository
   /** x402 payments settled for calls. */
   readonly settlements: SettlementRepository
   /** Verification tokens minted from wallets, and the keys they are signed with. */

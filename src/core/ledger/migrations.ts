@@ -1,3 +1,5 @@
+import { earningsMigration } from './earnings/migration.js'
+import { subscriptionsMigration } from './subscriptions/migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
 
@@ -219,7 +221,9 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0005_preparations': preparations,
       '0006_x402': x402,
       '0007_rate_limits': rateLimits,
-      '0008_wallet_tokens': walletTokensMigration(dialect)
+      '0008_wallet_tokens': walletTokensMigration(dialect),
+      '0009_earnings': earningsMigration(dialect),
+      '0010_subscriptions': subscriptionsMigration(dialect)
     })
   }
 }

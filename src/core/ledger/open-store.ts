@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
 import { sqlCatalogRepository } from './catalog/sql-catalog-repository.js'
+import { sqlEarningsRepository } from './earnings/sql-earnings-repository.js'
 import type { Debit } from './holds/debit.js'
 import { postgresDebit } from './holds/postgres-debit.js'
 import { sqlHoldRepository } from './holds/sql-hold-repository.js'
@@ -17,6 +18,7 @@ import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
 import { sqlSigningKeyRepository } from './signing-keys/sql-signing-key-repository.js'
 import { sqlTokenRepository } from './tokens/sql-token-repository.js'
+import { sqlSubscriptionRepository } from './subscriptions/sql-subscription-repository.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 
@@ -27,6 +29,8 @@ export interface StoreOptions {
   secretsKey?: string
   /** SECRETS_KEY_PREVIOUS: keys that still decrypt. */
   previousSecretsKeys?: string[]
+  /** PLATFORM_FEE_BPS: the operator's share of each sale of a published Bee, in basis points (default 0). */
+  platformFeeBps?: number
 }
 
 /**
@@ -67,7 +71,7 @@ export function sqlitePath (databaseUrl: string): string {
   return databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : databaseUrl
 }
 
-interface Connected { db: Kysely<Tables>, debit: () => Debit }
+interface Connected { db: Kysely<Tables>, debit: (feeBps: number) => Debit }
 
 // pg is loaded only when a PostgreSQL URL asks for it: the embedded default starts lighter without it.
 async function postgres (url: string, poolSize: number): Promise<Connected> {
@@ -79,7 +83,7 @@ async function postgres (url: string, poolSize: number): Promise<Connected> {
     types: { getTypeParser: (oid: number, format?: any) => oid === 20 ? Number : pg.types.getTypeParser(oid, format) }
   })
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
-  return { db, debit: () => postgresDebit(pool) }
+  return { db, debit: (feeBps) => postgresDebit(pool, feeBps) }
 }
 
 /**
@@ -111,7 +115,7 @@ function sqlite (path: string): Connected {
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
-  return { db, debit: () => sqliteDebit(db, database) }
+  return { db, debit: (feeBps) => sqliteDebit(db, database, feeBps) }
 }
 
 /**
@@ -136,12 +140,14 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     dialect,
     wallets: sqlWalletRepository(db),
     // The debit's statements are prepared against the migrated schema.
-    holds: sqlHoldRepository(db, dialect, debit()),
+    holds: sqlHoldRepository(db, dialect, debit(options.platformFeeBps ?? 0)),
     journal: sqlJournalRepository(db),
+    earnings: sqlEarningsRepository(db, dialect),
     idempotency: sqlIdempotencyRepository(db),
     catalog: sqlCatalogRepository(db, box),
     preparations: sqlPreparationRepository(db),
-    settlements: sqlSettlementRepository(db, dialect),
+    subscriptions: sqlSubscriptionRepository(db, dialect, options.platformFeeBps ?? 0),
+    settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),
     tokens: sqlTokenRepository(db),
     signingKeys: sqlSigningKeyRepository(db, box),
     async ping () { await sql`SELECT 1`.execute(db) },

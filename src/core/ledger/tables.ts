@@ -40,6 +40,8 @@ export interface Tables {
     expires_at: string
     /** The verification token that paid, whose spend (and its ancestors') a void gives back; null for a wallet key. */
     token_id: Generated<string | null>
+    /** The earnings account its capture credits (a publisher id, or 'operator'), fixed when it is placed. */
+    payee: Generated<string>
   }
   /** Verification tokens: budgets minted from a wallet (see TokenRepository). */
   wallet_tokens: {
@@ -92,8 +94,10 @@ export interface Tables {
     input_schema: string
     output_schema: string
     primary_services: string
-    pricing_type: 'free' | 'pay-per-use'
+    pricing_type: 'free' | 'pay-per-use' | 'subscription'
     cost_micros: number
+    /** JSON text: the SubscriptionPlan of a Bee priced `subscription`; null otherwise. */
+    plan: Generated<string | null>
     currency: string
     status: BeeStatus
     status_message: string | null
@@ -162,6 +166,54 @@ export interface Tables {
     created_at: string
     updated_at: string
   }
+  /**
+   * Earnings entries, append-only: an account's balance is the sum of its credits (sale, fee, x402,
+   * opening) less its payouts. See EarningsRepository.
+   */
+  earnings: {
+    id: Generated<number>
+    /** A publisher id, or 'operator'. */
+    account: string
+    currency: string
+    kind: EarningsKind
+    /** Credited to the account (a sale's: net of the fee), or paid out of it. */
+    amount: number
+    /** On a sale or x402 sale: the platform fee withheld from it (credited to the operator's account). */
+    fee: number
+    bee_id: string | null
+    /** On a sale or fee: the hold whose capture it is. */
+    hold_id: number | null
+    request_id: string | null
+    /** A payout's reference (a bank transfer id); an x402 sale's payment key. */
+    reference: string | null
+    created_at: string
+  }
+  /** One row per account and currency that was ever paid out: payouts lock it, so concurrent ones take turns. */
+  earnings_accounts: {
+    account: string
+    currency: string
+  }
+  /** Subscriptions to Bees priced `subscription`: see SubscriptionRepository. */
+  subscriptions: {
+    id: string
+    wallet_id: string
+    bee_id: string
+    /** The earnings account each period's price credits. */
+    payee: string
+    currency: string
+    period_price: number
+    period_seconds: number
+    /** Calls included per period. */
+    included: number
+    /** Price of a call past the included ones; null: refused until the period resets. */
+    overage: number | null
+    period_start: string
+    period_end: string
+    /** Included calls taken in the current period. */
+    used: number
+    state: 'active' | 'canceled' | 'lapsed' | 'ended'
+    created_at: string
+  }
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {
     id: Generated<number>
@@ -179,5 +231,6 @@ export interface Tables {
   }
 }
 
+export type EarningsKind = 'sale' | 'fee' | 'x402' | 'payout' | 'opening'
 export type JournalKind = 'deposit' | 'hold' | 'capture' | 'void' | 'charge' | 'refund'
 export type HoldState = 'pending' | 'captured' | 'voided'

@@ -49,7 +49,7 @@ export class CatalogSync {
       colony: bee.colony,
       type: 'remote',
       ownerId: bee.ownerId,
-      pricing: { type: bee.pricing.type, costPerCall: fromMicros(bee.pricing.costMicros), currency: bee.pricing.currency },
+      pricing: { type: bee.pricing.type, costPerCall: fromMicros(bee.pricing.costMicros), currency: bee.pricing.currency, ...(bee.pricing.plan === undefined ? {} : { plan: bee.pricing.plan }) },
       config: { primaryServices: bee.primaryServices, executionMode: 'remote', executionProvider: new URL(bee.endpoint).host },
       inputSchema: bee.inputSchema as never,
       outputSchema: bee.outputSchema as never,

@@ -105,9 +105,9 @@ export class X402Gate {
     return await (this.#initialized ?? false)
   }
 
-  /** Whether this Bee can be paid with x402: pay-per-use, priced in the currency the asset stands for. */
+  /** Whether this Bee can be paid with x402: pay-per-use (not by subscription), priced in the currency the asset stands for. */
   accepts (bee: RegisteredBee): boolean {
-    return bee.paid && bee.record.pricing.currency === ASSET_CURRENCY
+    return bee.paid && bee.plan === null && bee.record.pricing.currency === ASSET_CURRENCY
   }
 
   /** The one `exact` requirement for a Bee's price, built by the resource server; null while the facilitator cannot be reached. */

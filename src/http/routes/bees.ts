@@ -7,7 +7,7 @@ import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
-import { BAD_HOST, BEE_NOT_FOUND, requestRefusal } from '../refusals.js'
+import { BAD_HOST, BEE_NOT_FOUND, PAGE_REFUSED } from '../refusals.js'
 import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
 import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ref } from '../../core/schemas.js'
 import { beePage } from '../markdown/bee-page.js'
@@ -73,7 +73,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: BeeList,
         304: notModified,
-        400: requestRefusal('A filter, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR'])
+        400: PAGE_REFUSED
       }
     }
   }, async (request, reply) => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { ApiError, beeNotFound } from '../../core/errors.js'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
 import { BeeIdParams, Publisher } from '../../core/schemas.js'
-import { BEE_NOT_FOUND, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
+import { BEE_NOT_FOUND, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 const RotatedPublisherKey = Type.Object({
   ...Publisher.properties,
@@ -70,7 +70,7 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BeeIdParams,
       response: {
         200: RotatedSigningSecret,
-        ...bodyRefusals('A body was sent, and it is not JSON.'),
+        ...BODY_NOT_JSON,
         401: PRINCIPAL_REQUIRED,
         404: BEE_NOT_FOUND
       }

@@ -11,9 +11,9 @@ import {
 } from '../../core/preparations/schemas.js'
 import { PageQuery, paged, ref } from '../../core/schemas.js'
 import { cachedText, sendCached } from '../cached-text.js'
-import { bodyRefusals, PRINCIPAL_REQUIRED, refusal, requestRefusal } from '../refusals.js'
+import { BODY_NOT_JSON, bodyRefusals, PAGE_REFUSED, PRINCIPAL_REQUIRED, refusal, REQUEST_INVALID } from '../refusals.js'
 
-const IdParams = Type.Object({ id: Type.String({ description: 'Identifier of the preparation record (bee_…).' }) })
+const IdParams = Type.Object({ id: Type.String({ description: 'Preparation id (bee_…).' }) })
 
 const CreateBody = Type.Object({
   ...PreparationInputFields,
@@ -62,9 +62,9 @@ const ListQuery = Type.Object({
 const PREPARATION = ref(Preparation)
 const NOT_FOUND = refusal('No preparation with this id that you manage.', ['PREPARATION_NOT_FOUND'], { name: 'PreparationNotFound' })
 /** The refusals of a route that names a record and reads no body (GET). */
-const errors = { 400: requestRefusal('The request is invalid.'), 401: PRINCIPAL_REQUIRED, 404: NOT_FOUND }
+const errors = { 400: REQUEST_INVALID, 401: PRINCIPAL_REQUIRED, 404: NOT_FOUND }
 /** The same for a POST or DELETE, whose body (none is needed) is still read if sent. */
-const bodyErrors = { ...bodyRefusals('A body was sent, and it is not JSON.'), 401: PRINCIPAL_REQUIRED, 404: NOT_FOUND }
+const bodyErrors = { ...BODY_NOT_JSON, 401: PRINCIPAL_REQUIRED, 404: NOT_FOUND }
 const stateConflict = { 409: refusal('The record is not in a state this action applies to.', ['PREPARATION_STATE'], { name: 'PreparationState' }) }
 
 /** The output files, each at its own URL with its media type. */
@@ -197,7 +197,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: ListQuery,
       response: {
         200: paged('preparations', PREPARATION),
-        400: requestRefusal('The status, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']),
+        400: PAGE_REFUSED,
         401: PRINCIPAL_REQUIRED
       }
     },

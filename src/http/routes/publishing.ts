@@ -11,8 +11,8 @@ import { checkLoadable } from '../../core/publishing/schema-checks.js'
 import { toInputSchema, toOutputSchema } from '../../core/publishing/schema-conversion.js'
 import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum } from '../../core/schemas.js'
-import { BEE_NOT_FOUND, BODY_CODES, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
+import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SubscriptionPlan } from '../../core/schemas.js'
+import { BEE_NOT_FOUND, BODY_CODES, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 /**
  * The id of a Bee to change or remove, as the router matches it. Ids have no dot, so `/bees/{id}.md` (the
@@ -29,13 +29,15 @@ const BeeFields = {
   category: Type.String({ minLength: 1, maxLength: 50, description: 'Functional area, e.g. reasoning, data or utility.' }),
   colony: Type.String({ minLength: 1, maxLength: 50, description: 'Grouping label (default community).' }),
   endpoint: Type.String({ maxLength: 2048, description: 'https URL Apiary POSTs each call\'s input to.' }),
-  inputSchema: JsonSchemaInput('JSON Schema (draft-07, the subset Zod converters emit) of the input; type object.'),
-  outputSchema: JsonSchemaInput('JSON Schema (draft-07) of the result your endpoint answers with; type object (Honey\'s result is an object).'),
+  inputSchema: JsonSchemaInput('JSON Schema (draft-07) of the input; type object.'),
+  outputSchema: JsonSchemaInput('JSON Schema (draft-07) of your result; type object.'),
   pricing: Type.Object({
-    type: StringEnum(['free', 'pay-per-use'], { description: 'free, or pay-per-use (charged to the caller\'s wallet).' }),
-    costPerCall: Type.Number({ minimum: 0, maximum: 1000, description: 'Price of one call; 0 for free Bees.' }),
-    currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).'))
-  }, { description: 'What one call costs. Subscriptions are not offered yet.' }),
+    type: StringEnum(['free', 'pay-per-use', 'subscription'], { description: 'free, pay-per-use (from the caller\'s wallet), or subscription (with plan).' }),
+    costPerCall: Type.Number({ minimum: 0, maximum: 1000, description: 'Price of one call; 0 if free; a subscription\'s overagePrice or 0.' }),
+    currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).')),
+    // Inline: request bodies are compiled without the shared schemas.
+    plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, description: 'A subscription\'s plan.' }))
+  }, { description: 'What one call costs.' }),
   config: Type.Object({
     primaryServices: Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })
   }, { description: 'Execution details.' })
@@ -97,7 +99,18 @@ function priceOf (pricing: Static<typeof BeeFields.pricing>, defaultCurrency: st
   if (costMicros === null) throw refused('INVALID_AMOUNT', 'costPerCall has at most 6 decimal places.')
   if (pricing.type === 'pay-per-use' && costMicros === 0) throw refused('INVALID_PRICE', 'A pay-per-use Bee needs a costPerCall above 0.')
   if (pricing.type === 'free' && costMicros !== 0) throw refused('INVALID_PRICE', 'A free Bee has costPerCall 0.')
-  return { type: pricing.type, costMicros, currency: pricing.currency ?? defaultCurrency }
+  const currency = pricing.currency ?? defaultCurrency
+  if (pricing.type !== 'subscription') {
+    if (pricing.plan !== undefined) throw refused('INVALID_PRICE', 'Only a subscription Bee has a plan.')
+    return { type: pricing.type, costMicros, currency }
+  }
+  const { plan } = pricing
+  if (plan === undefined) throw refused('INVALID_PRICE', 'A subscription Bee needs a plan.')
+  if (toMicros(plan.periodPrice) === null || (plan.overagePrice !== null && toMicros(plan.overagePrice) === null)) {
+    throw refused('INVALID_AMOUNT', 'Plan prices have at most 6 decimal places.')
+  }
+  if ((plan.overagePrice ?? 0) !== pricing.costPerCall) throw refused('INVALID_PRICE', 'A subscription Bee\'s costPerCall is its plan\'s overagePrice, or 0 without one.')
+  return { type: 'subscription', costMicros, currency, plan }
 }
 
 function schemaOf (convert: () => Record<string, unknown>): StoredBee['inputSchema'] {
@@ -309,7 +322,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BeeIdParams,
       response: {
         204: Type.Null({ description: 'Removed.' }),
-        ...bodyRefusals('A body was sent, and it is not JSON.'),
+        ...BODY_NOT_JSON,
         401: PRINCIPAL_REQUIRED,
         403: refusal('The Bee is built in: set its status instead.', ['BEE_RESERVED']),
         404: BEE_NOT_FOUND

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError, balanceLimitExceeded, invalidCursor } from '../../core/errors.js'
 import { issueWallet } from '../../core/ledger/wallets/issue-wallet.js'
-import { toMicros } from '../../core/money.js'
 import { CreatedWallet, CurrencyCode, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ref, Wallet, WalletId } from '../../core/schemas.js'
-import { ADMIN_REFUSALS, bodyRefusals, refusal, requestRefusal } from '../refusals.js'
+import { amountMicros as micros } from '../amounts.js'
+import { ADMIN_REFUSALS, bodyRefusals, PAGE_REFUSED, refusal, requestRefusal } from '../refusals.js'
 
 // The id's pattern keeps malformed ids (NUL bytes, which PostgreSQL refuses, among them) from the database: 400.
 const WalletParams = Type.Object({ id: WalletId })
@@ -13,12 +13,6 @@ const noSuchWallet = refusal('No wallet has this id.', ['WALLET_NOT_FOUND'], { n
 const fundsRefused = bodyRefusals(`The body does not match its schema, an amount has more than 6 decimals, or the balance would exceed ${MAX_BALANCE}.`,
   ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'BALANCE_LIMIT_EXCEEDED'])
 const WALLET = ref(Wallet)
-
-function micros (amount: number): number {
-  const value = toMicros(amount)
-  if (value === null) throw new ApiError(400, 'INVALID_AMOUNT', 'Amounts have at most 6 decimal places.')
-  return value
-}
 
 function walletNotFound (id: string): ApiError {
   return new ApiError(404, 'WALLET_NOT_FOUND', `No wallet has the id "${id}".`)
@@ -57,7 +51,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List wallets',
       description: 'Wallets in id order, a page at a time: pass nextCursor back as cursor for the next page.',
       querystring: PageQuery,
-      response: { 200: paged('wallets', WALLET), 400: requestRefusal('The limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']), ...ADMIN_REFUSALS }
+      response: { 200: paged('wallets', WALLET), 400: PAGE_REFUSED, ...ADMIN_REFUSALS }
     }
   }, async (request) => {
     const listed = await ledger.wallets.list(request.query)
@@ -104,7 +98,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: PageQuery,
       response: {
         200: paged('entries', ref(JournalEntry)),
-        400: requestRefusal('The wallet id, limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']),
+        400: PAGE_REFUSED,
         ...ADMIN_REFUSALS,
         404: noSuchWallet
       }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { invalidCursor } from '../../core/errors.js'
 import { PageQuery, paged } from '../../core/schemas.js'
 import { X402Settlement } from '../../core/x402/schemas.js'
-import { ADMIN_REFUSALS, requestRefusal } from '../refusals.js'
+import { ADMIN_REFUSALS, PAGE_REFUSED } from '../refusals.js'
 
 /** The operator's journal of x402 payments: money that reached X402_PAY_TO without touching a wallet. */
 const x402Routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -20,7 +20,7 @@ const x402Routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: PageQuery,
       response: {
         200: paged('settlements', X402Settlement),
-        400: requestRefusal('The limit or cursor is invalid.', ['VALIDATION_FAILED', 'INVALID_CURSOR']),
+        400: PAGE_REFUSED,
         ...ADMIN_REFUSALS
       }
     }

@@ -5,7 +5,7 @@ import t, { test } from 'tap'
 import { migrationsFor } from '../../../src/core/ledger/migrations.js'
 import { openStore } from '../../../src/core/ledger/open-store.js'
 import { hashSecret } from '../../../src/core/ledger/secrets.js'
-import { type Backend, backends, issuedWallet, postgresBackend, postgresSkip, runSql } from '../../databases.js'
+import { type Backend, backends, issuedWallet, ledgerSums, postgresBackend, postgresSkip, runSql } from '../../databases.js'
 
 /** Brings a backend's schema up to one migration, as an older release left it. */
 async function migrateTo (backend: Backend, name: string) {
@@ -361,6 +361,10 @@ for (const backend of backends) {
     t.ok(held.holdId > (items[0]?.id ?? Infinity), 'new entries number after the old ones')
     await store.holds.capture(held.holdId, 'r4', null)
     t.same(await store.journal.audit(wallet.id), { balanceMicros: 2500, journalMicros: 2500 })
+    // What was charged before earnings existed opens the operator's account: the sum invariant holds on the upgraded ledger.
+    t.match(await store.earnings.entries('operator', { limit: 10 }), { items: [{ kind: 'sale', amount: 0.0005 }, { kind: 'opening', amount: 0.002 }] })
+    const sums = await ledgerSums(database)
+    t.equal(sums.held, sums.owed, 'wallets + pending + earnings = deposits')
   })
 }
 

@@ -5,7 +5,7 @@ import { X402Gate, type X402Settings } from '../../../src/core/x402/gate.js'
 import { NETWORK, PAY_TO, startFakeFacilitator, USDC } from '../../../examples/x402/facilitator.js'
 
 const log = pino({ level: 'silent' })
-const bee = (priceMicros: number, currency = 'USD', paid = true) => ({ paid, priceMicros, record: { pricing: { currency } } }) as unknown as RegisteredBee
+const bee = (priceMicros: number, currency = 'USD', paid = true) => ({ paid, priceMicros, plan: null, record: { pricing: { currency } } }) as unknown as RegisteredBee
 
 const settings = (facilitatorUrl: string, extra: Partial<X402Settings> = {}): X402Settings => ({
   facilitatorUrl,

@@ -15,7 +15,7 @@ test('every numeric query parameter refuses non-finite numbers with 400 VALIDATI
       for (const parameter of (operation?.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
         const type = (parameter.schema as OpenAPIV3.SchemaObject | undefined)?.type
         if (parameter.in !== 'query' || (type !== 'integer' && type !== 'number')) continue
-        const url = path.replace('{id}', path.startsWith('/api/wallets') ? wallet.id : 'weather-sensor')
+        const url = path.replace('{id}', path.startsWith('/api/wallets') ? wallet.id : path.startsWith('/api/publishers') ? 'me' : 'weather-sensor')
         for (const value of ['Infinity', '-Infinity', '1e400', '-1e400']) {
           const response = await app.inject({
             method: method.toUpperCase() as 'GET',
@@ -30,8 +30,8 @@ test('every numeric query parameter refuses non-finite numbers with 400 VALIDATI
       }
     }
   }
-  t.same(checked.sort(), ['get-wallet-journal limit', 'list-bees limit', 'list-preparations limit', 'list-wallet-tokens limit', 'list-wallets limit',
-    'list-x402-settlements limit'],
+  t.same(checked.sort(), ['get-earnings limit', 'get-wallet-journal limit', 'list-bees limit', 'list-preparations limit', 'list-wallet-tokens limit',
+    'list-wallets limit', 'list-x402-settlements limit'],
   'the numeric query parameters known today are all covered')
 })
 

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../publishing/json-schema.js'
-import type { BeeStatus } from '../../schemas.js'
+import type { BeeStatus, SubscriptionPlan } from '../../schemas.js'
 
 export interface Publisher {
   id: string
@@ -21,7 +21,8 @@ export interface StoredBee {
   inputSchema: JsonObject
   outputSchema: JsonObject
   primaryServices: string[]
-  pricing: { type: 'free' | 'pay-per-use', costMicros: number, currency: string }
+  /** `plan`: present on a Bee priced `subscription` only. */
+  pricing: { type: 'free' | 'pay-per-use' | 'subscription', costMicros: number, currency: string, plan?: SubscriptionPlan }
   status: BeeStatus
   statusMessage: string | null
   sunsetAt: string | null

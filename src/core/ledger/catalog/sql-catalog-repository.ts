@@ -1,13 +1,13 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { JsonObject } from '../../publishing/json-schema.js'
-import { BEE_ID_PATTERN } from '../../schemas.js'
+import { BEE_ID_PATTERN, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { CatalogRepository, StoredBee } from './catalog-repository.js'
 
 type BeeRow = Selectable<Tables['published_bees']>
 
-const toRow = (bee: StoredBee, box: SecretBox): BeeRow => ({
+const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: string | null } => ({
   id: bee.id,
   owner_id: bee.ownerId,
   owner_email: bee.ownerEmail,
@@ -22,6 +22,7 @@ const toRow = (bee: StoredBee, box: SecretBox): BeeRow => ({
   pricing_type: bee.pricing.type,
   cost_micros: bee.pricing.costMicros,
   currency: bee.pricing.currency,
+  plan: bee.pricing.plan === undefined ? null : JSON.stringify(bee.pricing.plan),
   status: bee.status,
   status_message: bee.statusMessage,
   sunset_at: bee.sunsetAt,
@@ -34,7 +35,7 @@ const toRow = (bee: StoredBee, box: SecretBox): BeeRow => ({
   updated_at: bee.updatedAt
 })
 
-const fromRow = (row: BeeRow, box: SecretBox): StoredBee => ({
+const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: SecretBox): StoredBee => ({
   id: row.id,
   ownerId: row.owner_id,
   ownerEmail: row.owner_email,
@@ -46,7 +47,7 @@ const fromRow = (row: BeeRow, box: SecretBox): StoredBee => ({
   inputSchema: JSON.parse(row.input_schema) as JsonObject,
   outputSchema: JSON.parse(row.output_schema) as JsonObject,
   primaryServices: JSON.parse(row.primary_services) as string[],
-  pricing: { type: row.pricing_type, costMicros: Number(row.cost_micros), currency: row.currency },
+  pricing: { type: row.pricing_type, costMicros: Number(row.cost_micros), currency: row.currency, ...(row.plan === null ? {} : { plan: JSON.parse(row.plan) as SubscriptionPlan }) },
   status: row.status,
   statusMessage: row.status_message,
   sunsetAt: row.sunset_at,

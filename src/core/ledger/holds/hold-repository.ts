@@ -19,6 +19,8 @@ export interface HoldRequest {
   /** The idempotency claim this execution runs under, if any: the hold is recorded on it. */
   claim: { scope: string, key: string } | null
   expiresInSeconds: number
+  /** The earnings account the capture credits: the Bee's publisher; absent, the operator (built-in Bees). */
+  payee?: string
 }
 
 export type HoldOutcome =
@@ -48,8 +50,9 @@ export interface HoldRepository {
    */
   renew (holdId: number, expiresInSeconds: number): Promise<RenewedHold | null>
   /**
-   * Captures a pending hold (a journal row, no balance change) and, with `completion`, stores the
-   * answer for replay in the same transaction. False when the hold was no longer pending: nothing
+   * Captures a pending hold (a journal row, no wallet balance change) and credits the price to the hold's
+   * payee, less the platform fee to the operator (earnings rows), and, with `completion`, stores the
+   * answer for replay, all in the same transaction. False when the hold was no longer pending: nothing
    * was captured or stored.
    */
   capture (holdId: number, requestId: string, completion: IdempotencyCompletion | null): Promise<boolean>

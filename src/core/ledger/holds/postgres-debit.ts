@@ -1,4 +1,5 @@
 import type { Pool } from 'pg'
+import { feeSql, OPERATOR_ACCOUNT } from '../earnings/split.js'
 import { later } from '../timestamps.js'
 import type { Debit, Debited } from './debit.js'
 
@@ -22,26 +23,40 @@ const HOLD_SQL = `
   ), linked AS (
     UPDATE idempotency_keys SET hold_id = entry.id FROM entry WHERE scope = $9 AND key = $6
   )
-  INSERT INTO holds (id, wallet_id, amount, state, expires_at)
-  SELECT id, wallet_id, $1, 'pending', $8 FROM entry
+  INSERT INTO holds (id, wallet_id, amount, state, expires_at, payee)
+  SELECT id, wallet_id, $1, 'pending', $8, $10 FROM entry
   RETURNING id, wallet_id, (SELECT balance FROM debited) AS balance`
 
-/** The capture the same way: settle only a pending hold, journal it, store the answer, in one statement. */
+/**
+ * The capture the same way: settle only a pending hold, journal it, credit the sale (and the fee) to
+ * the earnings accounts, store the answer, in one statement. Earnings are appended rows, not a balance
+ * updated in place, so captures of every Bee never wait on one another (see the earnings migration).
+ */
 const CAPTURE_SQL = `
   WITH settled AS (
-    UPDATE holds SET state = 'captured' WHERE id = $1 AND state = 'pending' RETURNING id
+    UPDATE holds SET state = 'captured' WHERE id = $1 AND state = 'pending' RETURNING id, wallet_id, amount, payee
   ), entry AS (
     INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, hold_id, created_at)
     SELECT hold.wallet_id, 'capture', hold.amount, hold.bee_id, $2, hold.idempotency_key, hold.id, $3
     FROM journal hold JOIN settled ON settled.id = hold.id
-    RETURNING id
+    RETURNING id, bee_id
   ), completed AS (
     UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5
     WHERE scope = $6 AND key = $7 AND EXISTS (SELECT 1 FROM entry)
+  ), split AS (
+    SELECT settled.payee, settled.amount, wallets.currency, entry.bee_id,
+      CASE WHEN settled.payee = '${OPERATOR_ACCOUNT}' THEN 0 ELSE ${feeSql('settled.amount', '$8::bigint')} END AS fee
+    FROM settled JOIN wallets ON wallets.id = settled.wallet_id CROSS JOIN entry
+  ), earned AS (
+    INSERT INTO earnings (account, currency, kind, amount, fee, bee_id, hold_id, request_id, created_at)
+    SELECT payee, currency, 'sale', amount - fee, fee, bee_id, $1, $2, $3 FROM split
+    UNION ALL
+    SELECT '${OPERATOR_ACCOUNT}', currency, 'fee', fee, 0, bee_id, $1, $2, $3 FROM split WHERE fee > 0
   )
   SELECT id FROM entry`
 
-export function postgresDebit (pool: Pool): Debit {
+/** `feeBps`: PLATFORM_FEE_BPS, the operator's share of a published Bee's sale. */
+export function postgresDebit (pool: Pool, feeBps: number): Debit {
   return {
     async hold (request) {
       const { rows } = await pool.query<Debited>({
@@ -49,7 +64,8 @@ export function postgresDebit (pool: Pool): Debit {
         text: HOLD_SQL,
         values: [
           request.micros, request.tokenHash, request.currency, request.beeId, request.requestId,
-          request.claim?.key ?? null, new Date().toISOString(), later(request.expiresInSeconds), request.claim?.scope ?? null
+          request.claim?.key ?? null, new Date().toISOString(), later(request.expiresInSeconds), request.claim?.scope ?? null,
+          request.payee ?? OPERATOR_ACCOUNT
         ]
       })
       return rows[0]
@@ -60,7 +76,7 @@ export function postgresDebit (pool: Pool): Debit {
         text: CAPTURE_SQL,
         values: [
           holdId, requestId, new Date().toISOString(),
-          completion?.status ?? null, completion?.body ?? null, completion?.scope ?? null, completion?.key ?? null
+          completion?.status ?? null, completion?.body ?? null, completion?.scope ?? null, completion?.key ?? null, feeBps
         ]
       })
       return rows.length === 1

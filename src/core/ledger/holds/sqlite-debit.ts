@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Kysely } from 'kysely'
+import { OPERATOR_ACCOUNT, saleRows } from '../earnings/split.js'
 import { later } from '../timestamps.js'
 import type { Tables } from '../tables.js'
 import type { Debit, Debited } from './debit.js'
@@ -36,15 +37,15 @@ function groupCommit<R, D> (commit: (requests: R[]) => Promise<D[]>): (request: 
  * prepared once, group-committed in IMMEDIATE transactions. They run holding Kysely's connection, so
  * they never land inside a transaction Kysely has open on the same database handle.
  */
-export function sqliteDebit (db: Kysely<Tables>, database: Database.Database): Debit {
+export function sqliteDebit (db: Kysely<Tables>, database: Database.Database, feeBps: number): Debit {
   const debit = database.prepare<[number, string, string, number], { id: string, balance: number }>(
     'UPDATE wallets SET balance = balance - ? WHERE token_hash = ? AND currency = ? AND frozen = 0 AND balance >= ? RETURNING id, balance'
   )
   const journal = database.prepare<[string, number, string, string, string | null, string], { id: number }>(
     "INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, created_at) VALUES (?, 'hold', ?, ?, ?, ?, ?) RETURNING id"
   )
-  const pending = database.prepare<[number, string, number, string]>(
-    "INSERT INTO holds (id, wallet_id, amount, state, expires_at) VALUES (?, ?, ?, 'pending', ?)"
+  const pending = database.prepare<[number, string, number, string, string]>(
+    "INSERT INTO holds (id, wallet_id, amount, state, expires_at, payee) VALUES (?, ?, ?, 'pending', ?, ?)"
   )
   const link = database.prepare<[number, string, string]>('UPDATE idempotency_keys SET hold_id = ? WHERE scope = ? AND key = ?')
   const holdOne = (request: HoldRequest): Debited | undefined => {
@@ -52,21 +53,31 @@ export function sqliteDebit (db: Kysely<Tables>, database: Database.Database): D
     if (wallet === undefined) return undefined
     const { claim } = request
     const entry = journal.get(wallet.id, request.micros, request.beeId, request.requestId, claim?.key ?? null, new Date().toISOString()) as { id: number }
-    pending.run(entry.id, wallet.id, request.micros, later(request.expiresInSeconds))
+    pending.run(entry.id, wallet.id, request.micros, later(request.expiresInSeconds), request.payee ?? OPERATOR_ACCOUNT)
     if (claim !== null) link.run(entry.id, claim.scope, claim.key)
     return { id: entry.id, wallet_id: wallet.id, balance: wallet.balance }
   }
 
-  const settle = database.prepare<[number]>("UPDATE holds SET state = 'captured' WHERE id = ? AND state = 'pending'")
-  const captured = database.prepare<[string, string, number]>(
-    "INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, hold_id, created_at) SELECT wallet_id, 'capture', amount, bee_id, ?, idempotency_key, id, ? FROM journal WHERE id = ?"
+  const settle = database.prepare<[number], { amount: number, payee: string, currency: string }>(
+    "UPDATE holds SET state = 'captured' WHERE id = ? AND state = 'pending' RETURNING amount, payee, (SELECT currency FROM wallets WHERE wallets.id = holds.wallet_id) AS currency"
+  )
+  const captured = database.prepare<[string, string, number], { bee_id: string | null }>(
+    "INSERT INTO journal (wallet_id, kind, amount, bee_id, request_id, idempotency_key, hold_id, created_at) SELECT wallet_id, 'capture', amount, bee_id, ?, idempotency_key, id, ? FROM journal WHERE id = ? RETURNING bee_id"
+  )
+  const earned = database.prepare<[string, string, string, number, number, string | null, number, string, string]>(
+    'INSERT INTO earnings (account, currency, kind, amount, fee, bee_id, hold_id, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
   )
   const complete = database.prepare<[number, string, string, string]>(
     "UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?"
   )
   const captureOne = ({ holdId, requestId, completion }: CaptureRequest): boolean => {
-    if (settle.run(holdId).changes === 0) return false
-    captured.run(requestId, new Date().toISOString(), holdId)
+    const hold = settle.get(holdId)
+    if (hold === undefined) return false
+    const at = new Date().toISOString()
+    const { bee_id: beeId } = captured.get(requestId, at, holdId) as { bee_id: string | null }
+    for (const row of saleRows(hold.payee, hold.amount, feeBps, 'sale')) {
+      earned.run(row.account, hold.currency, row.kind, row.amount, row.fee, beeId, holdId, requestId, at)
+    }
     if (completion !== null) complete.run(completion.status, completion.body, completion.scope, completion.key)
     return true
   }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Dialect } from '../migrations.js'
 import type { Tables } from '../tables.js'
+import { OPERATOR_ACCOUNT } from '../earnings/split.js'
 import { later, now } from '../timestamps.js'
 import { lineageOf } from '../tokens/token-repository.js'
 import type { WriteTransaction } from '../write-transaction.js'
@@ -92,7 +93,13 @@ export async function placeWithToken (writing: WriteTransaction, dialect: Dialec
       }).returning('id').executeTakeFirstOrThrow()
       const holdId = Number(entry.id)
       await trx.insertInto('holds').values({
-        id: holdId, wallet_id: wallet.id, amount: micros, state: 'pending', expires_at: later(request.expiresInSeconds), token_id: payer.id
+        id: holdId,
+        wallet_id: wallet.id,
+        amount: micros,
+        state: 'pending',
+        expires_at: later(request.expiresInSeconds),
+        token_id: payer.id,
+        payee: request.payee ?? OPERATOR_ACCOUNT
       }).execute()
       if (claim !== null) {
         await trx.updateTable('idempotency_keys').set({ hold_id: holdId }).where('scope', '=', claim.scope).where('key', '=', claim.key).execute()

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import { decodeIdCursor } from '../cursors.js'
+import { saleRows } from '../earnings/split.js'
 import type { Dialect } from '../migrations.js'
 import { INVALID_CURSOR, page } from '../paging.js'
 import type { Tables } from '../tables.js'
@@ -22,11 +23,13 @@ const toSettlement = (row: Selectable<Tables['x402_settlements']>) => ({
 })
 
 /** x402 settlements over Kysely: the same queries serve SQLite and PostgreSQL. */
-export function sqlSettlementRepository (db: Kysely<Tables>, dialect: Dialect): SettlementRepository {
+/** `feeBps`: PLATFORM_FEE_BPS, as the capture of a wallet-paid sale takes it. */
+export function sqlSettlementRepository (db: Kysely<Tables>, dialect: Dialect, feeBps: number): SettlementRepository {
   const writing = writeTransaction(db, dialect)
   return {
-    async record (settlement, { scope, key, status, body }) {
+    async record (settlement, sale, { scope, key, status, body }) {
       await writing(async (trx) => {
+        const createdAt = now()
         await trx.insertInto('x402_settlements').values({
           payment_key: settlement.paymentKey,
           bee_id: settlement.beeId,
@@ -37,8 +40,12 @@ export function sqlSettlementRepository (db: Kysely<Tables>, dialect: Dialect): 
           pay_to: settlement.payTo,
           payer: settlement.payer,
           transaction: settlement.transaction,
-          created_at: now()
+          created_at: createdAt
         }).execute()
+        // Paid on chain to the operator, outside any wallet: an external deposit, split like a wallet-paid sale.
+        await trx.insertInto('earnings').values(saleRows(sale.payee, sale.micros, feeBps, 'x402').map((row) => ({
+          ...row, currency: sale.currency, bee_id: sale.beeId, hold_id: null, request_id: sale.requestId, reference: sale.reference, created_at: createdAt
+        }))).execute()
         await trx.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body })
           .where('scope', '=', scope).where('key', '=', key).execute()
       })

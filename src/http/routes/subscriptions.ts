@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { ApiError, beeNotFound } from '../../core/errors.js'
+import { payeeOf } from '../../core/ledger/earnings/split.js'
+import { hashSecret } from '../../core/ledger/secrets.js'
+import { fromMicros } from '../../core/money.js'
+import type { RegisteredBee } from '../../core/registry.js'
+import { BeeIdParams, ref, type Wallet } from '../../core/schemas.js'
+import { Subscription, toSubscription } from '../../core/subscriptions/schemas.js'
+import { walletTokenOf } from '../wallet-token.js'
+import { BEE_NOT_FOUND, BODY_NOT_JSON, NO_HOST, refusal } from '../refusals.js'
+
+const SUBSCRIPTION = ref(Subscription)
+const WALLET_REQUIRED = refusal('Missing or unknown wallet token.', ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND'], { name: 'WalletTokenRequired' })
+const NOT_SUBSCRIBED = refusal('The wallet has no live subscription to this Bee.', ['SUBSCRIPTION_NOT_FOUND'], { name: 'SubscriptionNotFound' })
+
+const notSubscribed = (id: string) => new ApiError(404, 'SUBSCRIPTION_NOT_FOUND', `Your wallet has no live subscription to ${id}.`)
+
+/**
+ * Subscriptions to Bees priced `subscription`, by the wallet holder (X-Registry-Wallet-Token). The
+ * quota itself is taken by the execution core on every door (see subscriptionCall).
+ */
+const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { ledger, registry } = fastify
+  const common = { tags: ['subscriptions'], security: [{ walletToken: [] }], params: BeeIdParams }
+  const beeOf = (id: string): RegisteredBee => {
+    const bee = registry.get(id)
+    if (bee === undefined) throw beeNotFound(id)
+    return bee
+  }
+  const walletOf = (request: FastifyRequest) => request.walletHolder as Wallet
+
+  fastify.post('/bees/:id/subscription', {
+    schema: {
+      ...common,
+      operationId: 'subscribe',
+      summary: 'Subscribe to a Bee',
+      response: {
+        201: SUBSCRIPTION,
+        ...BODY_NOT_JSON,
+        401: WALLET_REQUIRED,
+        402: refusal('The wallet cannot pay.', ['INSUFFICIENT_FUNDS', 'CURRENCY_MISMATCH', 'WALLET_FROZEN']),
+        404: BEE_NOT_FOUND,
+        409: refusal('Not a subscription Bee, or already subscribed.', ['BEE_NOT_SUBSCRIPTION', 'ALREADY_SUBSCRIBED'])
+      }
+    },
+    onRequest: fastify.requireWalletHolder
+  }, async (request, reply) => {
+    const bee = beeOf(request.params.id)
+    const { id, ownerId, pricing } = bee.record
+    if (bee.plan === null) throw new ApiError(409, 'BEE_NOT_SUBSCRIPTION', `${id} is not priced by subscription (${pricing.type}).`)
+    const subscribed = await ledger.subscriptions.subscribe({
+      tokenHash: hashSecret(walletTokenOf(request) as string), beeId: id, payee: payeeOf(ownerId), currency: pricing.currency, plan: bee.plan, requestId: request.id
+    })
+    if (subscribed.ok) return reply.code(201).send(toSubscription(subscribed.subscription))
+    switch (subscribed.reason) {
+      case 'ALREADY_SUBSCRIBED': throw new ApiError(409, 'ALREADY_SUBSCRIBED', `Your wallet already subscribes to ${id}.`)
+      case 'INSUFFICIENT_FUNDS':
+        throw new ApiError(402, 'INSUFFICIENT_FUNDS', `A period of ${id} costs ${fromMicros(bee.plan.periodPriceMicros)} ${pricing.currency}; ` +
+          `the wallet holds ${fromMicros(subscribed.balanceMicros)}. Top it up and retry.`)
+      case 'CURRENCY_MISMATCH': throw new ApiError(402, 'CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`)
+      case 'WALLET_FROZEN': throw new ApiError(402, 'WALLET_FROZEN', 'This wallet is frozen by the operator; it cannot pay until it is unfrozen.')
+      // requireWalletHolder found it a moment ago: only a deletion in between lands here.
+      case 'WALLET_NOT_FOUND': throw new ApiError(401, 'WALLET_NOT_FOUND', 'No wallet has this token.')
+    }
+  })
+
+  fastify.get('/bees/:id/subscription', {
+    schema: { ...common, operationId: 'get-subscription', summary: 'Read your subscription', response: { 200: SUBSCRIPTION, 400: NO_HOST, 401: WALLET_REQUIRED, 404: NOT_SUBSCRIBED } },
+    onRequest: fastify.requireWalletHolder
+  }, async (request) => {
+    const live = await ledger.subscriptions.live(walletOf(request).id, request.params.id)
+    if (live === null) throw notSubscribed(request.params.id)
+    return toSubscription(live)
+  })
+
+  fastify.delete('/bees/:id/subscription', {
+    schema: {
+      ...common,
+      operationId: 'cancel-subscription',
+      summary: 'Cancel at the period\'s end',
+      response: { 200: SUBSCRIPTION, ...BODY_NOT_JSON, 401: WALLET_REQUIRED, 404: NOT_SUBSCRIBED }
+    },
+    onRequest: fastify.requireWalletHolder
+  }, async (request) => {
+    const canceled = await ledger.subscriptions.cancel(walletOf(request).id, request.params.id)
+    if (canceled === null) throw notSubscribed(request.params.id)
+    return toSubscription(canceled)
+  })
+}
+
+export default subscriptionRoutes
