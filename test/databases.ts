@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import type { Ledger } from '../src/core/ledger/ledger.js'
+import { openStore, type StoreOptions } from '../src/core/ledger/open-store.js'
 import { issueWallet } from '../src/core/ledger/wallets/issue-wallet.js'
 
 export interface Backend {
@@ -114,4 +115,17 @@ export async function ledgerSums (backend: Backend): Promise<LedgerSums> {
     (SELECT COALESCE(SUM(amount), 0) FROM earnings WHERE kind = 'payout') AS payouts`]) as Array<Record<string, number | string>>
   const n = (key: string) => Number(row?.[key])
   return { held: n('wallets') + n('pending') + n('earned'), owed: n('deposits') + n('external') - n('payouts') }
+}
+
+/**
+ * Two ledgers on one database as two instances open it, closed when the test ends: on PostgreSQL two stores,
+ * each with its own pool; on SQLite one store standing for both (one process owns the file).
+ */
+export async function twoInstances (t: { teardown (fn: () => unknown): void }, backend: Backend, options: StoreOptions): Promise<[Ledger, Ledger]> {
+  const first = await openStore(backend.url, options)
+  t.teardown(() => first.close())
+  if (backend.name !== 'postgres') return [first, first]
+  const second = await openStore(backend.url, options)
+  t.teardown(() => second.close())
+  return [first, second]
 }

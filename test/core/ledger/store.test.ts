@@ -5,7 +5,7 @@ import t, { test } from 'tap'
 import { migrationsFor } from '../../../src/core/ledger/migrations.js'
 import { openStore } from '../../../src/core/ledger/open-store.js'
 import { hashSecret } from '../../../src/core/ledger/secrets.js'
-import { type Backend, backends, issuedWallet, ledgerSums, postgresBackend, postgresSkip, runSql } from '../../databases.js'
+import { type Backend, backends, issuedWallet, ledgerSums, postgresBackend, postgresSkip, runSql, twoInstances } from '../../databases.js'
 
 /** Brings a backend's schema up to one migration, as an older release left it. */
 async function migrateTo (backend: Backend, name: string) {
@@ -299,11 +299,8 @@ for (const backend of backends) {
   test(`sweepers at once void each expired hold exactly once (${backend.name})`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const first = await openStore(database.url)
-    t.teardown(() => first.close())
     // Two instances share a PostgreSQL database; a SQLite file has one instance, whose sweeps may still overlap.
-    const second = backend.name === 'postgres' ? await openStore(database.url) : first
-    if (second !== first) t.teardown(() => second.close())
+    const [first, second] = await twoInstances(t, database, {})
     const n = 60
     const wallets = await Promise.all([1, 2, 3].map(() => issuedWallet(first, n * 1000)))
     const holds = await Promise.all(Array.from({ length: n }, (_, i) => {

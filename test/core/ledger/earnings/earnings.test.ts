@@ -4,7 +4,7 @@ import { feeOf, OPERATOR_ACCOUNT } from '../../../../src/core/ledger/earnings/sp
 import type { Ledger } from '../../../../src/core/ledger/ledger.js'
 import { openStore } from '../../../../src/core/ledger/open-store.js'
 import { hashSecret } from '../../../../src/core/ledger/secrets.js'
-import { backends, issuedWallet, ledgerSums } from '../../../databases.js'
+import { backends, issuedWallet, ledgerSums, twoInstances } from '../../../databases.js'
 import { SECRETS_KEY } from '../../../helper.js'
 
 const PUBLISHER = 'pub_acme'
@@ -96,10 +96,7 @@ for (const backend of backends) {
   test(`concurrent payouts, from two instances, never take more than the balance (${backend.name})`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const first = await openStore(database.url, { secretsKey: SECRETS_KEY, poolSize: 8 })
-    t.teardown(() => first.close())
-    const second = backend.name === 'postgres' ? await openStore(database.url, { secretsKey: SECRETS_KEY, poolSize: 8 }) : first
-    if (second !== first) t.teardown(() => second.close())
+    const [first, second] = await twoInstances(t, database, { secretsKey: SECRETS_KEY, poolSize: 8 })
     await withPublisher(first)
     const wallet = await issuedWallet(first, 10_000)
     for (let i = 0; i < 10; i++) await first.holds.capture(await held(first, wallet.token, 1000, PUBLISHER), `r${i}`, null)
@@ -113,10 +110,7 @@ for (const backend of backends) {
   test(`the sum invariant holds at every instant under concurrent captures, voids, sweeps and payouts (${backend.name})`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const first = await openStore(database.url, { secretsKey: SECRETS_KEY, poolSize: 8, platformFeeBps: 1234 })
-    t.teardown(() => first.close())
-    const second = backend.name === 'postgres' ? await openStore(database.url, { secretsKey: SECRETS_KEY, poolSize: 8, platformFeeBps: 1234 }) : first
-    if (second !== first) t.teardown(() => second.close())
+    const [first, second] = await twoInstances(t, database, { secretsKey: SECRETS_KEY, poolSize: 8, platformFeeBps: 1234 })
     const publishers = ['pub_a', 'pub_b']
     for (const id of publishers) await withPublisher(first, id)
     const wallets = await Promise.all([1, 2, 3, 4].map(() => issuedWallet(first, 5_000_000)))

@@ -3,7 +3,7 @@ import type { Ledger } from '../../../../src/core/ledger/ledger.js'
 import { openStore } from '../../../../src/core/ledger/open-store.js'
 import { hashSecret } from '../../../../src/core/ledger/secrets.js'
 import type { PlanMicros } from '../../../../src/core/ledger/subscriptions/subscription-repository.js'
-import { backends, issuedWallet, ledgerSums, runSql } from '../../../databases.js'
+import { backends, issuedWallet, ledgerSums, runSql, twoInstances } from '../../../databases.js'
 import { SECRETS_KEY } from '../../../helper.js'
 
 const PUBLISHER = 'pub_acme'
@@ -76,10 +76,7 @@ for (const backend of backends) {
   test(`N concurrent calls on K included calls, from two instances, get exactly K (${backend.name})`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const first = await openStore(database.url, { secretsKey: SECRETS_KEY, poolSize: 8 })
-    t.teardown(() => first.close())
-    const second = backend.name === 'postgres' ? await openStore(database.url, { secretsKey: SECRETS_KEY, poolSize: 8 }) : first
-    if (second !== first) t.teardown(() => second.close())
+    const [first, second] = await twoInstances(t, database, { secretsKey: SECRETS_KEY, poolSize: 8 })
     const wallet = await issuedWallet(first, 1_000_000)
     t.ok((await subscribe(first, wallet.token)).ok)
     const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? first : second).subscriptions.consume(wallet.id, BEE)))
