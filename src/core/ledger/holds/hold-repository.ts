@@ -31,6 +31,9 @@ export type HoldOutcome =
   /** The least any of the token and its ancestors still has to spend. */
   | { ok: false, reason: 'TOKEN_CAP_EXCEEDED', remainingMicros: number }
 
+/** The hold outcomes a token, not its wallet, is refused with. */
+export type TokenHoldRefusal = Extract<HoldOutcome, { ok: false, reason: `TOKEN_${string}` }>
+
 export interface CaptureRequest { holdId: number, requestId: string, completion: IdempotencyCompletion | null }
 
 export interface RenewedHold { walletId: string, micros: number, balanceMicros: number }

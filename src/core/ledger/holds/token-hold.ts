@@ -5,7 +5,7 @@ import { OPERATOR_ACCOUNT } from '../earnings/split.js'
 import { later, now } from '../timestamps.js'
 import { lineageOf } from '../tokens/token-repository.js'
 import type { WriteTransaction } from '../write-transaction.js'
-import type { HoldOutcome, HoldRequest, TokenPayer } from './hold-repository.js'
+import type { HoldOutcome, HoldRequest, TokenHoldRefusal, TokenPayer } from './hold-repository.js'
 import { walletRefusal } from './wallet-refusal.js'
 
 type TokenRow = Selectable<Tables['wallet_tokens']>
@@ -41,12 +41,16 @@ const allows = (row: TokenRow, payer: TokenPayer, beeId: string) =>
   (JSON.parse(row.bees ?? '[]') as string[]).includes(beeId) ||
   (JSON.parse(row.categories ?? '[]') as string[]).includes(payer.category)
 
-/** The first rule the token or an ancestor breaks for this call, in the order a caller can act on; null when none. */
-function refusal (rows: TokenRow[], request: HoldRequest, payer: TokenPayer, at: string): HoldOutcome | null {
-  const { micros } = request
+/**
+ * The first rule the token or an ancestor (`rows`, its whole lineage) breaks for a call of `micros` to the
+ * Bee, in the order a caller can act on; null when none. An included subscription call costs 0: only
+ * revocation, expiry and scope can refuse it.
+ */
+export function tokenRefusal (rows: TokenRow[], call: { micros: number, beeId: string }, payer: TokenPayer, at: string): TokenHoldRefusal | null {
+  const { micros } = call
   if (rows.some((row) => row.revoked_at !== null)) return { ok: false, reason: 'TOKEN_REVOKED' }
   if (rows.some((row) => row.expires_at <= at)) return { ok: false, reason: 'TOKEN_EXPIRED' }
-  if (!rows.every((row) => allows(row, payer, request.beeId))) return { ok: false, reason: 'TOKEN_SCOPE_DENIED' }
+  if (!rows.every((row) => allows(row, payer, call.beeId))) return { ok: false, reason: 'TOKEN_SCOPE_DENIED' }
   if (rows.some((row) => row.per_call_cap !== null && micros > Number(row.per_call_cap))) return { ok: false, reason: 'TOKEN_PER_CALL_CAP_EXCEEDED' }
   const remainingMicros = Math.min(...rows.map((row) => Number(row.cap) - Number(row.spent)))
   return micros > remainingMicros ? { ok: false, reason: 'TOKEN_CAP_EXCEEDED', remainingMicros } : null
@@ -71,7 +75,7 @@ export async function placeWithToken (writing: WriteTransaction, dialect: Dialec
       const own = await trx.selectFrom('wallet_tokens').select(['path', 'wallet_id']).where('id', '=', payer.id).executeTakeFirst()
       if (own === undefined) throw new Refused({ ok: false, reason: 'TOKEN_NOT_FOUND' })
       const ids = lineageOf(own.path)
-      const refused = refusal(await lockTokens(trx, dialect, ids), request, payer, now())
+      const refused = tokenRefusal(await lockTokens(trx, dialect, ids), request, payer, now())
       if (refused !== null) throw new Refused(refused)
       await trx.updateTable('wallet_tokens').set((eb) => ({ spent: eb('spent', '+', micros) })).where('id', 'in', ids).execute()
       const wallet = await trx.updateTable('wallets').set((eb) => ({ balance: eb('balance', '-', micros) }))
