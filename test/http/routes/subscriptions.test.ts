@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { backends } from '../../databases.js'
-import { adminHeaders, balanceOf, createWallet, execute } from '../../helper.js'
+import { adminHeaders, balanceOf, build, createWallet, execute } from '../../helper.js'
 import { beeBody, publish, publishingSetup } from '../../publishing-helper.js'
 import { minted } from '../../tokens-helper.js'
 
@@ -117,3 +117,17 @@ for (const backend of backends) {
     t.match(revoked.json(), { code: 'TOKEN_REVOKED' }, 'revoking a token stops its children at once, on included calls too')
   })
 }
+
+test('a built-in Bee priced by subscription through SUBSCRIPTION_BUILTIN_BEES: subscribed, included, then exhausted; an unknown id stops start-up', async (t) => {
+  const plan = { periodPrice: 2, periodDays: 7, includedCalls: 2, overagePrice: null }
+  const app = await build(t, { env: { SUBSCRIPTION_BUILTIN_BEES: JSON.stringify({ 'sentiment-analyzer': plan }) } })
+  t.match((await app.inject({ url: '/api/bees/sentiment-analyzer' })).json(), { pricing: { type: 'subscription', costPerCall: 0, currency: 'USD', plan } })
+  const wallet = await createWallet(app, 3)
+  t.match((await execute(app, 'sentiment-analyzer', { text: 'Great!' }, wallet.token)).json(), { code: 'SUBSCRIPTION_REQUIRED' })
+  t.equal((await app.inject({ method: 'POST', url: '/api/bees/sentiment-analyzer/subscription', headers: { 'x-registry-wallet-token': wallet.token } })).statusCode, 201)
+  for (let i = 0; i < 2; i++) t.equal((await execute(app, 'sentiment-analyzer', { text: 'Great!' }, wallet.token)).statusCode, 200)
+  t.match((await execute(app, 'sentiment-analyzer', { text: 'Great!' }, wallet.token)).json(), { code: 'SUBSCRIPTION_QUOTA_EXHAUSTED' })
+  t.equal(await balanceOf(app, wallet.id), 1, 'the period price only')
+  t.match((await app.inject({ url: '/api/publishers/operator/earnings', headers: adminHeaders })).json(), { balances: [{ balance: 2 }] }, 'a built-in Bee earns for the operator')
+  await t.rejects(build(t, { env: { SUBSCRIPTION_BUILTIN_BEES: JSON.stringify({ 'no-such-bee': plan }) } }), /SUBSCRIPTION_BUILTIN_BEES names no-such-bee, which is not a built-in Bee/)
+})
