@@ -44,7 +44,7 @@ export interface HoldRepository {
    * Places a hold: debits `micros` from the wallet holding `tokenHash` at once and journals the hold,
    * atomically and only if the balance covers it, so concurrent calls can never drive a balance below
    * zero. With `claim`, the hold is recorded on that idempotency key in the same transaction. With
-   * `token`, the token's and its ancestors' caps are charged in the same transaction (see placeWithToken).
+   * `token`, the token's and its ancestors' caps are charged in the same transaction (see Debit.holdWithToken).
    */
   place (request: HoldRequest): Promise<HoldOutcome>
   /**
