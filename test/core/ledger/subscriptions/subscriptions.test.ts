@@ -103,10 +103,10 @@ for (const backend of backends) {
   })
 }
 
-const token = (walletId: string, id: string, extra: Partial<NewWalletToken> = {}): NewWalletToken => ({
-  id, walletId, parentId: null, capMicros: 1_000_000, perCallCapMicros: null, bees: null, categories: null, label: null,
-  expiresAt: new Date(Date.now() + 3_600_000).toISOString(), ...extra
-})
+const token = (walletId: string, id: string, extra: Partial<NewWalletToken> = {}): NewWalletToken => {
+  const expiresAt = new Date(Date.now() + 3_600_000).toISOString()
+  return { id, walletId, parentId: null, capMicros: 1_000_000, perCallCapMicros: null, bees: null, categories: null, label: null, expiresAt, ...extra }
+}
 
 for (const backend of backends) {
   test(`a verification token spends its wallet's subscription while it and its ancestors are valid and allow the Bee (${backend.name})`, { skip: backend.skip }, async (t) => {
