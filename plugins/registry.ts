@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { parseBuiltinLimits } from '../src/core/limits/builtin-limits.js'
+import { parseBuiltinPlans } from '../src/core/subscriptions/builtin-plans.js'
 import { Registry, type RegisteredBee } from '../src/core/registry.js'
 
 declare module 'fastify' {
@@ -15,11 +16,14 @@ declare module 'fastify' {
 /** The Bee registry shared by the Bees (which register themselves), discovery, and every door that executes. */
 export default fp(async (fastify) => {
   const { limits } = parseBuiltinLimits(fastify.config.RATE_LIMIT_BUILTIN_BEES)
-  const registry = new Registry(limits)
+  const { plans } = parseBuiltinPlans(fastify.config.SUBSCRIPTION_BUILTIN_BEES)
+  const registry = new Registry(limits, plans)
   fastify.decorate('registry', registry)
-  // Only now are the built-in Bees known: a limit for one that is not would be a typo silently ignored.
+  // Only now are the built-in Bees known: a limit or plan for one that is not would be a typo silently ignored.
   fastify.addHook('onReady', async () => {
-    const unknown = [...limits.keys()].filter((id) => registry.get(id)?.remote !== false)
-    if (unknown.length > 0) throw new Error(`RATE_LIMIT_BUILTIN_BEES names ${unknown.join(', ')}, which is not a built-in Bee`)
+    for (const [name, ids] of [['RATE_LIMIT_BUILTIN_BEES', limits.keys()], ['SUBSCRIPTION_BUILTIN_BEES', plans.keys()]] as const) {
+      const unknown = [...ids].filter((id) => registry.get(id)?.remote !== false)
+      if (unknown.length > 0) throw new Error(`${name} names ${unknown.join(', ')}, which is not a built-in Bee`)
+    }
   })
 }, { name: 'registry', dependencies: ['config'] })

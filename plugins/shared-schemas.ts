@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { BeeRecord, ErrorBody, SubscriptionPlan, HoneyEnvelope, JournalEntry, PaymentRequiredBody, RateLimitedBody, ValidationErrorBody, Wallet } from '../src/core/schemas.js'
 import { EarningsBalance, EarningsEntry } from '../src/core/earnings/schemas.js'
-import { Subscription } from '../src/core/subscriptions/schemas.js'
+import { Subscription, SubscriptionCall } from '../src/core/subscriptions/schemas.js'
 import { Preparation } from '../src/core/preparations/schemas.js'
 import { WalletTokenView } from '../src/core/tokens/schemas.js'
 import { JsonRpcErrorResponse as A2aErrorResponse } from '../src/http/a2a/json-rpc.js'
@@ -14,7 +14,7 @@ import { JsonRpcError as McpErrorResponse } from '../src/http/mcp/json-rpc.js'
  */
 export default fp(async (fastify) => {
   for (const schema of [SubscriptionPlan, ErrorBody, ValidationErrorBody, PaymentRequiredBody, RateLimitedBody, BeeRecord, HoneyEnvelope, Wallet, JournalEntry,
-    McpErrorResponse, A2aErrorResponse, Preparation, WalletTokenView, EarningsEntry, EarningsBalance, Subscription]) {
+    McpErrorResponse, A2aErrorResponse, Preparation, WalletTokenView, EarningsEntry, EarningsBalance, Subscription, SubscriptionCall]) {
     fastify.addSchema(schema)
   }
 }, { name: 'shared-schemas' })

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox'
 import { commaList } from './core/comma-list.js'
 import { parseSecretsKey } from './core/ledger/secrets.js'
 import { parseBuiltinLimits } from './core/limits/builtin-limits.js'
+import { parseBuiltinPlans } from './core/subscriptions/builtin-plans.js'
 import { toMicros } from './core/money.js'
 import { allowlistEntryProblem } from './core/publishing/egress.js'
 import { CurrencyCode, StringEnum } from './core/schemas.js'
@@ -260,6 +261,12 @@ export const ConfigSchema = Type.Object({
     description: 'Comma-separated id=calls, the most calls per minute a built-in Bee takes from all callers together ' +
       '(e.g. weather-sensor=100, to spare its upstream); a Bee not listed has no such limit.'
   }),
+  SUBSCRIPTION_BUILTIN_BEES: Type.String({
+    default: '',
+    description: 'JSON object from built-in Bee id to a subscription plan that replaces its per-call price, e.g. ' +
+      '{"sentiment-analyzer":{"periodPrice":5,"periodDays":30,"includedCalls":10000,"overagePrice":0.0005}} ' +
+      '(overagePrice null: calls past the quota are refused until the period resets); empty: none.'
+  }),
   WALLET_DOCS_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+$',
     description: 'Page that tells a caller how to get a funded wallet; every 402 links to it (transactionDetails.walletDocs).'
@@ -366,6 +373,7 @@ function formatProblems (config: Config): string[] {
   }
   if (config.REDIS_URL !== undefined && !URL.canParse(config.REDIS_URL)) problems.push('REDIS_URL is not a valid redis:// or rediss:// URL')
   for (const problem of parseBuiltinLimits(config.RATE_LIMIT_BUILTIN_BEES).problems) problems.push(`RATE_LIMIT_BUILTIN_BEES: ${problem}`)
+  for (const problem of parseBuiltinPlans(config.SUBSCRIPTION_BUILTIN_BEES).problems) problems.push(`SUBSCRIPTION_BUILTIN_BEES: ${problem}`)
   if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
   for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {
     if (toMicros(config[name]) === null) problems.push(`${name} must be a finite decimal with at most 6 decimal places`)

@@ -119,3 +119,18 @@ test('rate limits: per-caller limits per window (0 turns one off), REDIS_URL and
     t.throws(() => loadConfig({ RATE_LIMIT_BUILTIN_BEES: value }), { message: new RegExp(`^RATE_LIMIT_BUILTIN_BEES: .*${problem.source}`) }, value)
   }
 })
+
+test('SUBSCRIPTION_BUILTIN_BEES: a JSON object from Bee id to a valid plan, or start-up stops naming it', async (t) => {
+  const plan = { periodPrice: 5, periodDays: 30, includedCalls: 1000, overagePrice: null }
+  t.equal(loadConfig({}).SUBSCRIPTION_BUILTIN_BEES, '')
+  t.ok(loadConfig({ SUBSCRIPTION_BUILTIN_BEES: JSON.stringify({ 'sentiment-analyzer': plan }) }))
+  for (const [value, problem] of [
+    ['{', /is not JSON/], ['[]', /must be a JSON object/], [JSON.stringify({ Bad_Id: plan }), /"Bad_Id" is not a Bee id/],
+    [JSON.stringify({ 'weather-sensor': { ...plan, periodDays: 0 } }), /weather-sensor: the plan \/periodDays must be >= 1/],
+    [JSON.stringify({ 'weather-sensor': { ...plan, extra: 1 } }), /must NOT have additional properties/],
+    [JSON.stringify({ 'weather-sensor': { ...plan, periodPrice: 0.0000001 } }), /must be >= 0.000001/],
+    [JSON.stringify({ 'weather-sensor': { ...plan, overagePrice: 0.0000015 } }), /at most 6 decimal places/]
+  ] as const) {
+    t.throws(() => loadConfig({ SUBSCRIPTION_BUILTIN_BEES: value }), { message: new RegExp(`^SUBSCRIPTION_BUILTIN_BEES: .*${problem.source}`) }, value)
+  }
+})

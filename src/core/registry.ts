@@ -3,7 +3,7 @@ import type { Logger } from './logger.js'
 import type { Static, TSchema } from 'typebox'
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
 import { toMicros } from './money.js'
-import type { BeeRecord, BeeStatus, Pricing } from './schemas.js'
+import type { BeeRecord, BeeStatus, Pricing, SubscriptionPlan } from './schemas.js'
 import { compileBodySchema } from './validation.js'
 
 /** What a Bee's handler returns; the pipeline wraps it in Honey. */
@@ -98,28 +98,38 @@ export const executePath = (id: string) => `/api/bees/${id}/execute`
 export class Registry {
   readonly #bees = new Map<string, RegisteredBee>()
   readonly #builtinLimits: ReadonlyMap<string, number>
+  readonly #builtinPlans: ReadonlyMap<string, SubscriptionPlan>
   #sorted: RegisteredBee[] | null = null
   #version = 0
   readonly #listeners = new Set<() => void>()
 
-  /** `builtinLimits`: the operator's calls-a-minute limits of built-in Bees, by id (RATE_LIMIT_BUILTIN_BEES). */
-  constructor (builtinLimits: ReadonlyMap<string, number> = new Map()) {
+  /**
+   * `builtinLimits`: the operator's calls-a-minute limits of built-in Bees, by id (RATE_LIMIT_BUILTIN_BEES);
+   * `builtinPlans`: the built-in Bees the operator prices by subscription instead, by id (SUBSCRIPTION_BUILTIN_BEES).
+   */
+  constructor (builtinLimits: ReadonlyMap<string, number> = new Map(), builtinPlans: ReadonlyMap<string, SubscriptionPlan> = new Map()) {
     this.#builtinLimits = builtinLimits
+    this.#builtinPlans = builtinPlans
   }
 
   get version (): number {
     return this.#version
   }
 
-  register<In extends TSchema, Out extends TSchema> (definition: BeeDefinition<In, Out>, options: { remote?: boolean, replace?: boolean } = {}): RegisteredBee {
-    if (this.#bees.has(definition.id) && options.replace !== true) throw new Error(`Bee "${definition.id}" is already registered`)
+  register<In extends TSchema, Out extends TSchema> (given: BeeDefinition<In, Out>, options: { remote?: boolean, replace?: boolean } = {}): RegisteredBee {
+    if (this.#bees.has(given.id) && options.replace !== true) throw new Error(`Bee "${given.id}" is already registered`)
+    const remote = options.remote === true
+    const builtinPlan = remote ? undefined : this.#builtinPlans.get(given.id)
+    // The operator's plan replaces the Bee's own price: its overage price (or 0) is the spec's costPerCall.
+    const definition = builtinPlan === undefined
+      ? given
+      : { ...given, pricing: { type: 'subscription' as const, costPerCall: builtinPlan.overagePrice ?? 0, currency: given.pricing.currency, plan: builtinPlan } }
     const priceMicros = toMicros(definition.pricing.costPerCall)
     if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
     if (definition.pricing.type === 'pay-per-use' && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
     const plan = planMicros(definition)
     const paid = definition.pricing.type !== 'free'
     const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute, ...metadata } = definition
-    const remote = options.remote === true
     const entry: RegisteredBee = {
       record: {
         ...metadata,

@@ -14,9 +14,9 @@ export interface Hold {
 
 /** A call included in a subscription's quota: given back if the Bee fails. */
 export interface Included {
+  /** The call's row in the journal of included calls, which a give-back marks. */
+  callId: number
   subscriptionId: string
-  /** The end of the period it counts in: a give-back after it would count in the next one, so none is made. */
-  periodEnd: string
 }
 
 /** A claimed Idempotency-Key; `holdId` is the pending hold of an abandoned claim this execution took over. */

@@ -90,9 +90,9 @@ async function sell (ledger: Ledger, execution: Execution, options: PaymentOptio
 /** A failed call gives its included call back to the subscription's quota; if that fails, the call stays counted (never double-counted). */
 async function giveBack (ledger: Ledger, execution: Execution, included: Included): Promise<void> {
   try {
-    await ledger.subscriptions.giveBack(included.subscriptionId, included.periodEnd)
+    await ledger.subscriptions.giveBack(included.callId)
   } catch (error) {
-    execution.log.error({ err: error, subscriptionId: included.subscriptionId }, 'give-back of an included call failed')
+    execution.log.error({ err: error, subscriptionId: included.subscriptionId, callId: included.callId }, 'give-back of an included call failed')
   }
 }
 

@@ -1,12 +1,9 @@
 import { ApiError } from '../errors.js'
-import type { HoldOutcome, TokenPayer } from '../ledger/holds/hold-repository.js'
+import type { TokenHoldRefusal, TokenPayer } from '../ledger/holds/hold-repository.js'
 import { fromMicros } from '../money.js'
 import { TOKEN_REFUSALS, type TokenRefusal } from '../tokens/holder.js'
 import type { Execution, Step } from './execution.js'
 import { paymentRequired, type PaymentOptions } from './payment.js'
-
-/** The hold outcomes a token, not its wallet, is refused with. */
-export type TokenHoldRefusal = Extract<HoldOutcome, { ok: false, reason: `TOKEN_${string}` }>
 
 /** The 402 of a token that is not (or no longer) valid; each code spelled out, as the document lists them. */
 async function invalidToken (execution: Execution, options: PaymentOptions, reason: TokenRefusal): Promise<ApiError> {

@@ -1,5 +1,6 @@
 import { earningsMigration } from './earnings/migration.js'
 import { subscriptionsMigration } from './subscriptions/migration.js'
+import { subscriptionCallsMigration } from './subscriptions/calls-migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
 
@@ -223,7 +224,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0007_rate_limits': rateLimits,
       '0008_wallet_tokens': walletTokensMigration(dialect),
       '0009_earnings': earningsMigration(dialect),
-      '0010_subscriptions': subscriptionsMigration(dialect)
+      '0010_subscriptions': subscriptionsMigration(dialect),
+      '0011_subscription_calls': subscriptionCallsMigration(dialect)
     })
   }
 }

@@ -214,6 +214,21 @@ export interface Tables {
     state: 'active' | 'canceled' | 'lapsed' | 'ended'
     created_at: string
   }
+  /** Calls paid for by a subscription's quota: see subscriptionCallsMigration. */
+  subscription_calls: {
+    id: Generated<number>
+    subscription_id: string
+    wallet_id: string
+    bee_id: string
+    /** The verification token the call presented; null: the wallet key. */
+    token_id: string | null
+    request_id: string | null
+    /** The period the call counted in: a give-back counts only while it is the current one. */
+    period_end: string
+    /** When a failed call gave it back to the quota. */
+    returned_at: string | null
+    created_at: string
+  }
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {
     id: Generated<number>

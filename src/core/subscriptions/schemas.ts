@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import type { Subscription as StoredSubscription } from '../ledger/subscriptions/subscription-repository.js'
 import { fromMicros } from '../money.js'
-import { ref, shared, StringEnum, SubscriptionPlan } from '../schemas.js'
+import { NullableString, ref, shared, StringEnum, SubscriptionPlan } from '../schemas.js'
 
 export const Subscription = shared('Subscription', Type.Object({
   id: Type.String({ description: 'sub_…' }),
@@ -32,3 +32,14 @@ export const toSubscription = (stored: StoredSubscription): Subscription => ({
   used: stored.used,
   createdAt: stored.createdAt
 })
+
+export const SubscriptionCall = shared('SubscriptionCall', Type.Object({
+  id: Type.Integer({ description: 'The entry\'s id, increasing.' }),
+  subscriptionId: Type.String({ description: 'The subscription (sub_…) whose quota paid for the call.' }),
+  beeId: Type.String({ description: 'The Bee called.' }),
+  tokenId: NullableString({ description: 'The verification token (tok_…) the call presented; null: the wallet key.' }),
+  requestId: NullableString({ description: 'The call\'s request id (X-Request-Id).' }),
+  returnedAt: NullableString({ description: 'When (date-time) the call failed and gave its included call back; null: it counts.' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When the call took its included call.' })
+}, { description: 'A call a subscription\'s quota paid for (no money moves: the period price paid for it).' }))
+export type SubscriptionCall = Static<typeof SubscriptionCall>

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, beeNotFound } from '../../core/errors.js'
+import { ApiError, beeNotFound, invalidCursor } from '../../core/errors.js'
 import { payeeOf } from '../../core/ledger/earnings/split.js'
 import { hashSecret } from '../../core/ledger/secrets.js'
 import { fromMicros } from '../../core/money.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BeeIdParams, ref, type Wallet } from '../../core/schemas.js'
-import { Subscription, toSubscription } from '../../core/subscriptions/schemas.js'
+import { BeeIdParams, PageQuery, paged, ref, type Wallet } from '../../core/schemas.js'
+import { Subscription, SubscriptionCall, toSubscription } from '../../core/subscriptions/schemas.js'
 import { walletTokenOf } from '../wallet-token.js'
-import { BEE_NOT_FOUND, BODY_NOT_JSON, NO_HOST, refusal } from '../refusals.js'
+import { BEE_NOT_FOUND, BODY_NOT_JSON, NO_HOST, PAGE_REFUSED, refusal } from '../refusals.js'
 
 const SUBSCRIPTION = ref(Subscription)
 const WALLET_REQUIRED = refusal('Missing or unknown wallet token.', ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND'], { name: 'WalletTokenRequired' })
@@ -72,6 +72,23 @@ const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const live = await ledger.subscriptions.live(walletOf(request).id, request.params.id)
     if (live === null) throw notSubscribed(request.params.id)
     return toSubscription(live)
+  })
+
+  fastify.get('/bees/:id/subscription/calls', {
+    schema: {
+      ...common,
+      operationId: 'list-subscription-calls',
+      summary: 'List the calls your subscription paid for',
+      description: 'Every call to the Bee that an included call of your subscriptions paid for (all periods), newest first, a page at a time; ' +
+        'a failed call is marked returned. Calls past the quota are paid with money and are in the wallet\'s journal instead.',
+      querystring: PageQuery,
+      response: { 200: paged('calls', ref(SubscriptionCall)), 400: PAGE_REFUSED, 401: WALLET_REQUIRED }
+    },
+    onRequest: fastify.requireWalletHolder
+  }, async (request) => {
+    const listed = await ledger.subscriptions.calls(walletOf(request).id, request.params.id, request.query)
+    if (!listed.ok) throw invalidCursor()
+    return { calls: listed.items, nextCursor: listed.nextCursor }
   })
 
   fastify.delete('/bees/:id/subscription', {

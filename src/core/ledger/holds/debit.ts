@@ -1,4 +1,4 @@
-import type { CaptureRequest, HoldRequest } from './hold-repository.js'
+import type { CaptureRequest, HoldOutcome, HoldRequest, TokenPayer } from './hold-repository.js'
 
 export interface Debited { id: number, wallet_id: string, balance: number }
 
@@ -9,6 +9,13 @@ export interface Debit {
    * idempotency claim, atomically, or returns undefined when the wallet cannot pay.
    */
   hold (request: HoldRequest): Promise<Debited | undefined>
+  /**
+   * The hold of a call paid with a verification token, atomically: the token and all its ancestors are
+   * locked (PostgreSQL, in id order, before the wallet) and checked (see tokenRefusal), the token's wallet
+   * is debited as `hold` debits, and only then do their spends move; any refusal writes nothing.
+   * Concurrent calls on one token, from any instance, never spend past a cap together.
+   */
+  holdWithToken (request: HoldRequest, payer: TokenPayer): Promise<HoldOutcome>
   /**
    * Captures the hold if it is still pending (a journal row naming it) and, with a completion, stores
    * the answer for replay, atomically; false when the hold was already settled.

@@ -31,6 +31,9 @@ export type HoldOutcome =
   /** The least any of the token and its ancestors still has to spend. */
   | { ok: false, reason: 'TOKEN_CAP_EXCEEDED', remainingMicros: number }
 
+/** The hold outcomes a token, not its wallet, is refused with. */
+export type TokenHoldRefusal = Extract<HoldOutcome, { ok: false, reason: `TOKEN_${string}` }>
+
 export interface CaptureRequest { holdId: number, requestId: string, completion: IdempotencyCompletion | null }
 
 export interface RenewedHold { walletId: string, micros: number, balanceMicros: number }
@@ -41,7 +44,7 @@ export interface HoldRepository {
    * Places a hold: debits `micros` from the wallet holding `tokenHash` at once and journals the hold,
    * atomically and only if the balance covers it, so concurrent calls can never drive a balance below
    * zero. With `claim`, the hold is recorded on that idempotency key in the same transaction. With
-   * `token`, the token's and its ancestors' caps are charged in the same transaction (see placeWithToken).
+   * `token`, the token's and its ancestors' caps are charged in the same transaction (see Debit.holdWithToken).
    */
   place (request: HoldRequest): Promise<HoldOutcome>
   /**

@@ -5,7 +5,7 @@ import type { Tables } from '../tables.js'
 import { writeTransaction } from '../write-transaction.js'
 import type { Debit } from './debit.js'
 import type { HoldRepository } from './hold-repository.js'
-import { giveBack, lineages, lockTokens, placeWithToken } from './token-hold.js'
+import { giveBack, lineages, lockTokens } from './token-hold.js'
 import { walletRefusal } from './wallet-refusal.js'
 
 /**
@@ -46,7 +46,7 @@ export function sqlHoldRepository (db: Kysely<Tables>, dialect: Dialect, debit: 
 
   return {
     async place (request) {
-      if (request.token !== undefined) return await placeWithToken(writing, dialect, request, request.token)
+      if (request.token !== undefined) return await debit.holdWithToken(request, request.token)
       const debited = await debit.hold(request)
       if (debited !== undefined) {
         return { ok: true, holdId: Number(debited.id), walletId: debited.wallet_id, balanceMicros: Number(debited.balance) }

@@ -4,7 +4,10 @@ import { OPERATOR_ACCOUNT, saleRows } from '../earnings/split.js'
 import { later } from '../timestamps.js'
 import type { Tables } from '../tables.js'
 import type { Debit, Debited } from './debit.js'
-import type { CaptureRequest, HoldRequest } from './hold-repository.js'
+import { lineageOf } from '../tokens/token-repository.js'
+import type { CaptureRequest, HoldOutcome, HoldRequest, TokenPayer } from './hold-repository.js'
+import { tokenRefusal, type TokenRow } from './token-hold.js'
+import { walletRefusal } from './wallet-refusal.js'
 
 /**
  * Group commit: the calls that arrive in one turn of the event loop are written in one transaction,
@@ -34,7 +37,8 @@ function groupCommit<R, D> (commit: (requests: R[]) => Promise<D[]>): (request: 
 
 /**
  * SQLite is in-process (no round trip to save) and has no UPDATE inside a CTE: the same statements,
- * prepared once, group-committed in IMMEDIATE transactions. They run holding Kysely's connection, so
+ * prepared once, group-committed in IMMEDIATE transactions (token holds too: the batch's transaction
+ * has the database to itself, so a token's caps are checked and spent with nothing in between). They run holding Kysely's connection, so
  * they never land inside a transaction Kysely has open on the same database handle.
  */
 export function sqliteDebit (db: Kysely<Tables>, database: Database.Database, feeBps: number): Debit {
@@ -48,14 +52,44 @@ export function sqliteDebit (db: Kysely<Tables>, database: Database.Database, fe
     "INSERT INTO holds (id, wallet_id, amount, state, expires_at, payee) VALUES (?, ?, ?, 'pending', ?, ?)"
   )
   const link = database.prepare<[number, string, string]>('UPDATE idempotency_keys SET hold_id = ? WHERE scope = ? AND key = ?')
-  const holdOne = (request: HoldRequest): Debited | undefined => {
-    const wallet = debit.get(request.micros, request.tokenHash, request.currency, request.micros)
-    if (wallet === undefined) return undefined
+  const tokenPending = database.prepare<[number, string, number, string, string, string]>(
+    "INSERT INTO holds (id, wallet_id, amount, state, expires_at, payee, token_id) VALUES (?, ?, ?, 'pending', ?, ?, ?)"
+  )
+  /** Journals a hold whose wallet was just debited, and links it to its claim. */
+  const journaled = (request: HoldRequest, wallet: { id: string, balance: number }, tokenId: string | null): Debited => {
     const { claim } = request
     const entry = journal.get(wallet.id, request.micros, request.beeId, request.requestId, claim?.key ?? null, new Date().toISOString()) as { id: number }
-    pending.run(entry.id, wallet.id, request.micros, later(request.expiresInSeconds), request.payee ?? OPERATOR_ACCOUNT)
+    const expiresAt = later(request.expiresInSeconds)
+    const payee = request.payee ?? OPERATOR_ACCOUNT
+    if (tokenId === null) pending.run(entry.id, wallet.id, request.micros, expiresAt, payee)
+    else tokenPending.run(entry.id, wallet.id, request.micros, expiresAt, payee, tokenId)
     if (claim !== null) link.run(entry.id, claim.scope, claim.key)
     return { id: entry.id, wallet_id: wallet.id, balance: wallet.balance }
+  }
+  const holdOne = (request: HoldRequest): Debited | undefined => {
+    const wallet = debit.get(request.micros, request.tokenHash, request.currency, request.micros)
+    return wallet === undefined ? undefined : journaled(request, wallet, null)
+  }
+
+  const tokenPath = database.prepare<[string], { path: string, wallet_id: string }>('SELECT path, wallet_id FROM wallet_tokens WHERE id = ?')
+  const lineage = database.prepare<[string], TokenRow>('SELECT * FROM wallet_tokens WHERE id IN (SELECT value FROM json_each(?))')
+  const debitById = database.prepare<[number, string, string, number], { id: string, balance: number }>(
+    'UPDATE wallets SET balance = balance - ? WHERE id = ? AND currency = ? AND frozen = 0 AND balance >= ? RETURNING id, balance'
+  )
+  const spend = database.prepare<[number, string]>('UPDATE wallet_tokens SET spent = spent + ? WHERE id IN (SELECT value FROM json_each(?))')
+  const walletOf = database.prepare<[string], { balance: number, currency: string, frozen: number }>('SELECT balance, currency, frozen FROM wallets WHERE id = ?')
+  // Checked, then debited, then spent: each step only once the one before it passed, so a refusal writes nothing.
+  const tokenHoldOne = ({ request, payer }: { request: HoldRequest, payer: TokenPayer }): HoldOutcome => {
+    const own = tokenPath.get(payer.id)
+    if (own === undefined) return { ok: false, reason: 'TOKEN_NOT_FOUND' }
+    const ids = JSON.stringify(lineageOf(own.path))
+    const refused = tokenRefusal(lineage.all(ids), request, payer, new Date().toISOString())
+    if (refused !== null) return refused
+    const wallet = debitById.get(request.micros, own.wallet_id, request.currency, request.micros)
+    if (wallet === undefined) return walletRefusal(walletOf.get(own.wallet_id), request.currency)
+    spend.run(request.micros, ids)
+    const held = journaled(request, wallet, payer.id)
+    return { ok: true, holdId: held.id, walletId: held.wallet_id, balanceMicros: held.balance }
   }
 
   const settle = database.prepare<[number], { amount: number, payee: string, currency: string }>(
@@ -86,5 +120,6 @@ export function sqliteDebit (db: Kysely<Tables>, database: Database.Database, fe
     const all = database.transaction((requests: R[]) => requests.map(one))
     return groupCommit((requests: R[]) => db.connection().execute(async () => all.immediate(requests)))
   }
-  return { hold: inBatch(holdOne), capture: inBatch(captureOne) }
+  const tokenHold = inBatch(tokenHoldOne)
+  return { hold: inBatch(holdOne), holdWithToken: (request, payer) => tokenHold({ request, payer }), capture: inBatch(captureOne) }
 }

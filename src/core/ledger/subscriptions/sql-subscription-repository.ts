@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import type { Kysely, Selectable } from 'kysely'
+import type { Kysely, QueryCreator, Selectable } from 'kysely'
 import { saleRows } from '../earnings/split.js'
 import type { Dialect } from '../migrations.js'
 import type { Tables } from '../tables.js'
 import { now } from '../timestamps.js'
 import { writeTransaction } from '../write-transaction.js'
-import type { SubscribeOutcome, SubscribeRequest, Subscription, SubscriptionRepository } from './subscription-repository.js'
+import { decodeIdCursor } from '../cursors.js'
+import { tokenRefusal } from '../holds/token-hold.js'
+import { INVALID_CURSOR, page } from '../paging.js'
+import { lineageOf } from '../tokens/token-repository.js'
+import type { Consumed, SubscribeOutcome, SubscribeRequest, Subscription, SubscriptionRepository } from './subscription-repository.js'
 
 const LIVE = ['active', 'canceled'] as const
 
@@ -90,6 +94,41 @@ export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect,
       return { ok: true, subscription: toSubscription(row), balanceMicros: Number(debited.balance) } as const
     })
 
+  /**
+   * Takes one included call and journals it. PostgreSQL: one statement, the count and the row together.
+   * SQLite: two, so call it inside a write transaction there.
+   */
+  const takeIncluded = async (trx: Kysely<Tables>, walletId: string, beeId: string, tokenId: string | null, requestId: string | null): Promise<Consumed | null> => {
+    const at = now()
+    const take = (db: QueryCreator<Tables>) => db.updateTable('subscriptions').set((eb) => ({ used: eb('used', '+', 1) }))
+      .where('wallet_id', '=', walletId).where('bee_id', '=', beeId).where('state', 'in', LIVE)
+      .where('period_end', '>', at).whereRef('used', '<', 'included')
+      .returning(['id', 'period_end'])
+    const call = { wallet_id: walletId, bee_id: beeId, token_id: tokenId, request_id: requestId, created_at: at }
+    if (dialect === 'postgres') {
+      const row = await trx.with('taken', take).insertInto('subscription_calls')
+        .columns(['subscription_id', 'period_end', 'wallet_id', 'bee_id', 'token_id', 'request_id', 'created_at'])
+        .expression((eb) => eb.selectFrom('taken').select((eb) => [
+          'taken.id', 'taken.period_end', eb.val(walletId).as('wallet_id'), eb.val(beeId).as('bee_id'), eb.val(tokenId).as('token_id'),
+          eb.val(requestId).as('request_id'), eb.val(at).as('created_at')
+        ]))
+        .returning(['id', 'subscription_id', 'period_end']).executeTakeFirst()
+      return row === undefined ? null : { kind: 'included', callId: Number(row.id), subscriptionId: row.subscription_id, periodEnd: row.period_end }
+    }
+    const taken = await take(trx).executeTakeFirst()
+    if (taken === undefined) return null
+    const row = await trx.insertInto('subscription_calls').values({ ...call, subscription_id: taken.id, period_end: taken.period_end }).returning('id').executeTakeFirstOrThrow()
+    return { kind: 'included', callId: Number(row.id), subscriptionId: taken.id, periodEnd: taken.period_end }
+  }
+
+  /** Why the wallet has no included call left on the Bee: used up (or about to renew), or no live subscription. */
+  const whyNotIncluded = async (walletId: string, beeId: string): Promise<Consumed> => {
+    const row = await liveQuery(db, walletId, beeId).executeTakeFirst()
+    if (row === undefined || (row.state === 'canceled' && row.period_end <= now())) return { kind: 'none' }
+    // Used up, or past its end and about to be renewed: the next period starts then.
+    return { kind: 'exhausted', resetsAt: row.period_end, overageMicros: row.overage === null ? null : Number(row.overage) }
+  }
+
   return {
     async subscribe (request) {
       try {
@@ -115,22 +154,61 @@ export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect,
       return row === undefined ? null : toSubscription(row)
     },
 
-    async consume (walletId, beeId) {
-      const at = now()
-      const taken = await db.updateTable('subscriptions').set((eb) => ({ used: eb('used', '+', 1) }))
-        .where('wallet_id', '=', walletId).where('bee_id', '=', beeId).where('state', 'in', LIVE)
-        .where('period_end', '>', at).whereRef('used', '<', 'included')
-        .returning(['id', 'period_end']).executeTakeFirst()
-      if (taken !== undefined) return { kind: 'included', subscriptionId: taken.id, periodEnd: taken.period_end }
-      const row = await liveQuery(db, walletId, beeId).executeTakeFirst()
-      if (row === undefined || (row.state === 'canceled' && row.period_end <= at)) return { kind: 'none' }
-      // Used up, or past its end and about to be renewed: the next period starts then.
-      return { kind: 'exhausted', resetsAt: row.period_end, overageMicros: row.overage === null ? null : Number(row.overage) }
+    async consume ({ beeId, requestId, payer }) {
+      if ('walletId' in payer) {
+        // One statement on PostgreSQL; SQLite has no UPDATE in a WITH, so there it is two in one transaction.
+        const taken = dialect === 'postgres'
+          ? await takeIncluded(db, payer.walletId, beeId, null, requestId)
+          : await writing(async (trx) => await takeIncluded(trx, payer.walletId, beeId, null, requestId))
+        return taken ?? await whyNotIncluded(payer.walletId, beeId)
+      }
+      const { token } = payer
+      const outcome = await writing(async (trx): Promise<Consumed | { kind: 'elsewhere', walletId: string }> => {
+        const own = await trx.selectFrom('wallet_tokens').select(['path', 'wallet_id']).where('id', '=', token.id).executeTakeFirst()
+        if (own === undefined) return { kind: 'refused', refusal: { ok: false, reason: 'TOKEN_NOT_FOUND' } }
+        // Shared locks: a revocation committing meanwhile waits for this call instead of letting it through after.
+        let lineage = trx.selectFrom('wallet_tokens').selectAll().where('id', 'in', lineageOf(own.path))
+        if (dialect === 'postgres') lineage = lineage.forShare()
+        const refusal = tokenRefusal(await lineage.execute(), { micros: 0, beeId }, token, now())
+        if (refusal !== null) return { kind: 'refused', refusal }
+        return await takeIncluded(trx, own.wallet_id, beeId, token.id, requestId) ?? { kind: 'elsewhere', walletId: own.wallet_id }
+      })
+      return outcome.kind === 'elsewhere' ? await whyNotIncluded(outcome.walletId, beeId) : outcome
     },
 
-    async giveBack (subscriptionId, periodEnd) {
-      await db.updateTable('subscriptions').set((eb) => ({ used: eb('used', '-', 1) }))
-        .where('id', '=', subscriptionId).where('period_end', '=', periodEnd).where('used', '>', 0).execute()
+    async giveBack (callId) {
+      const at = now()
+      if (dialect === 'postgres') {
+        await db.with('returned', (db) => db.updateTable('subscription_calls').set({ returned_at: at })
+          .where('id', '=', callId).where('returned_at', 'is', null).returning(['subscription_id', 'period_end']))
+          .updateTable('subscriptions').from('returned').set((eb) => ({ used: eb('used', '-', 1) }))
+          .whereRef('subscriptions.id', '=', 'returned.subscription_id').whereRef('subscriptions.period_end', '=', 'returned.period_end')
+          .where('used', '>', 0).execute()
+        return
+      }
+      await writing(async (trx) => {
+        const returned = await trx.updateTable('subscription_calls').set({ returned_at: at })
+          .where('id', '=', callId).where('returned_at', 'is', null).returning(['subscription_id', 'period_end']).executeTakeFirst()
+        if (returned === undefined) return
+        await trx.updateTable('subscriptions').set((eb) => ({ used: eb('used', '-', 1) }))
+          .where('id', '=', returned.subscription_id).where('period_end', '=', returned.period_end).where('used', '>', 0).execute()
+      })
+    },
+
+    async calls (walletId, beeId, { limit, cursor }) {
+      const before = cursor === undefined ? undefined : decodeIdCursor(cursor)
+      if (before === null) return INVALID_CURSOR
+      let query = db.selectFrom('subscription_calls').selectAll().where('wallet_id', '=', walletId).where('bee_id', '=', beeId).orderBy('id', 'desc').limit(limit + 1)
+      if (before !== undefined) query = query.where('id', '<', before)
+      return page(await query.execute(), limit, (row) => Number(row.id), (row) => ({
+        id: Number(row.id),
+        subscriptionId: row.subscription_id,
+        beeId: row.bee_id,
+        tokenId: row.token_id,
+        requestId: row.request_id,
+        returnedAt: row.returned_at,
+        createdAt: row.created_at
+      }))
     },
 
     async renewDue (limit) {
