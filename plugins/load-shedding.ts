@@ -10,6 +10,12 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * How long after start-up an event-loop reading is taken to be of the start itself: loading the Bees blocks
+ * the loop for a second or more, and the first sample (one a second) then measures that, not load.
+ */
+const START_UP_READINGS_MS = 2000
+
 /** What a route sets to be served under pressure: probes and the metrics scrape. */
 export const SERVED_UNDER_PRESSURE = { pressureHandler: () => undefined }
 
@@ -22,6 +28,8 @@ export const SERVED_UNDER_PRESSURE = { pressureHandler: () => undefined }
 export default fp(async (fastify) => {
   const { config } = fastify
   const retryAfter = config.PRESSURE_RETRY_AFTER_SECONDS
+  let readyAt = Infinity
+  fastify.addHook('onReady', async () => { readyAt = performance.now() })
   await fastify.register(underPressure, {
     maxEventLoopDelay: config.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
     maxHeapUsedBytes: config.PRESSURE_MAX_HEAP_USED_BYTES,
@@ -29,6 +37,7 @@ export default fp(async (fastify) => {
     retryAfter,
     // A rejection goes to the error handler, which answers in the standard shape.
     pressureHandler: async (request, reply, type) => {
+      if (type === 'eventLoopDelay' && performance.now() - readyAt < START_UP_READINGS_MS) return
       reply.header('retry-after', retryAfter)
       throw new ApiError(503, 'OVERLOADED', `This instance is overloaded (${type}); nothing was run or charged. Retry in ${retryAfter} s, ` +
         'or on another instance.')

@@ -37,3 +37,13 @@ test('with the default limits an idle instance is not under pressure', async (t)
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200)
   t.equal((await app.inject({ url: '/api/bees' })).statusCode, 200)
 })
+
+test('the event loop\'s block at start-up (loading the Bees) is not taken for load: the first requests are served', async (t) => {
+  const app = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '100' } })
+  // What a cold start does on a slow machine: the loop is blocked for well over the limit before the first sample.
+  const until = performance.now() + 1500
+  while (performance.now() < until);
+  await sleep(50)
+  t.ok(app.isUnderPressure(), 'the first reading is of the start-up block')
+  t.equal((await app.inject({ url: '/api/bees' })).statusCode, 200, 'yet the first requests are not shed')
+})
