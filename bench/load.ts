@@ -44,8 +44,10 @@ function rotating ({ header, values }: NonNullable<Target['rotate']>): autocanno
   }]
 }
 
-async function fire (target: Target, seconds: number, connections: number): Promise<Side> {
+/** Loads one target for `seconds`; with `rate`, offers that many requests a second in all instead of as many as it can. */
+export async function fire (target: Target, seconds: number, connections: number, rate?: number): Promise<Side> {
   const result = await autocannon({
+    ...(rate === undefined ? {} : { overallRate: rate }),
     url: target.url,
     method: target.method,
     headers: target.headers,
@@ -70,38 +72,62 @@ async function fire (target: Target, seconds: number, connections: number): Prom
   }
 }
 
-function summarise (runs: Side[]): Side {
+/** The failures of several runs, added up. */
+function failuresOf (runs: Side[]): Pick<Side, 'non2xx' | 'errors' | 'failedStatuses'> {
   const failedStatuses: Record<string, number> = {}
   for (const run of runs) {
     for (const [code, count] of Object.entries(run.failedStatuses)) failedStatuses[code] = (failedStatuses[code] ?? 0) + count
   }
+  return { non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0), errors: runs.reduce((sum, run) => sum + run.errors, 0), failedStatuses }
+}
+
+/** One side over its rounds: medians for timings, sums for failures. */
+export function summarise (runs: Side[]): Side {
   return {
     rps: median(runs.map((run) => run.rps)),
     p50: median(runs.map((run) => run.p50)),
     p99: median(runs.map((run) => run.p99)),
-    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    failedStatuses
+    ...failuresOf(runs)
   }
 }
 
+/** One measured run of one side, `seconds` long. */
+export type Run = (seconds: number) => Promise<Side>
+
 /**
- * Loads service and baseline in alternating runs (A, B, A, B …) so that drift in the machine's load
- * (it is shared) falls on both sides alike, and compares their medians.
+ * Runs service and baseline alternately (A, B, A, B …) so that drift in the machine's load (it is
+ * shared) falls on both sides alike, and compares their medians.
  */
-export async function compare (service: Target, baseline: Target, settings: LoadSettings): Promise<Comparison> {
-  const { connections, rounds, seconds, warmupSeconds } = settings
+export async function compareRuns (service: Run, baseline: Run, settings: LoadSettings): Promise<Comparison> {
+  const { rounds, seconds, warmupSeconds } = settings
   if (warmupSeconds > 0) {
-    await fire(service, warmupSeconds, connections)
-    await fire(baseline, warmupSeconds, connections)
+    await service(warmupSeconds)
+    await baseline(warmupSeconds)
   }
   const serviceRuns: Side[] = []
   const baselineRuns: Side[] = []
   for (let round = 0; round < rounds; round++) {
-    serviceRuns.push(await fire(service, seconds, connections))
-    baselineRuns.push(await fire(baseline, seconds, connections))
+    serviceRuns.push(await service(seconds))
+    baselineRuns.push(await baseline(seconds))
   }
   const serviceSide = summarise(serviceRuns)
   const baselineSide = summarise(baselineRuns)
   return { service: serviceSide, baseline: baselineSide, ratio: serviceSide.rps / baselineSide.rps }
+}
+
+/** Two targets under the same load, alternately. */
+export function compare (service: Target, baseline: Target, settings: LoadSettings): Promise<Comparison> {
+  const { connections } = settings
+  return compareRuns((seconds) => fire(service, seconds, connections), (seconds) => fire(baseline, seconds, connections), settings)
+}
+
+/** Loads several targets at once (e.g. two instances), `connections` each; the sum of their rates, the worst latencies. */
+export async function fireTogether (targets: Target[], seconds: number, connections: number): Promise<Side> {
+  const sides = await Promise.all(targets.map((target) => fire(target, seconds, connections)))
+  return {
+    rps: sides.reduce((sum, side) => sum + side.rps, 0),
+    p50: Math.max(...sides.map((side) => side.p50)),
+    p99: Math.max(...sides.map((side) => side.p99)),
+    ...failuresOf(sides)
+  }
 }

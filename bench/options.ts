@@ -6,6 +6,8 @@ export interface BenchOptions {
   quick: boolean
   load: LoadSettings
   coldStarts: number
+  /** The fixed offered load (req/s) at which latency is measured below saturation. */
+  rate: number
   /** Only the scenarios whose title contains one of these words (for profiling one load); null for all. */
   only: string[] | null
   /** Runs the service under --cpu-prof, writing its profile here. */
@@ -14,12 +16,14 @@ export interface BenchOptions {
   command: string
 }
 
-export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration SECONDS] [--connections N]
+export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration SECONDS] [--connections N] [--rate N]
                         [--only WORD[,WORD…]] [--cpu-prof DIR]
+  --rate         the fixed offered load, in req/s, at which latency is measured (default 500)
   --quick        1 round of 1.5 s per side and 2 cold starts; writes bench/RESULTS.quick.md
   --only         run only the scenarios whose title contains a word (e.g. --only paid); writes no results file
   --cpu-prof     run the service with node --cpu-prof into DIR (skews timings); writes no results file
-With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL.`
+With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL, against a bare pg
+client, with other pool sizes and with two instances (the last two not with --quick).`
 
 function positive (name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback
@@ -42,6 +46,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       rounds: { type: 'string' },
       duration: { type: 'string' },
       connections: { type: 'string' },
+      rate: { type: 'string' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' }
     }
@@ -60,6 +65,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       warmupSeconds: quick ? 0.5 : 1
     },
     coldStarts: quick ? 2 : 5,
+    rate: Math.round(positive('rate', values.rate, 500)),
     only: values.only === undefined ? null : values.only.split(',').filter((word) => word !== ''),
     cpuProfDir: values['cpu-prof'] ?? null,
     command: isPostgresUrl(databaseUrl) ? `DATABASE_URL=${redacted(databaseUrl)} ${invocation}` : invocation

@@ -1,22 +1,26 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { peakRssBytes, type Server, startServer, stopAll } from './children.js'
+import { peakRssBytes, startServer, stopAll } from './children.js'
 import { coldStart } from './cold-start.js'
-import { type Comparison, compare } from './load.js'
+import { type Comparison, compare, compareRuns, fire, fireTogether, type Target } from './load.js'
 import { type BenchOptions, parseOptions, USAGE } from './options.js'
 import { isPostgresUrl, privateSchema } from './postgres.js'
-import { renderResults, type Results, type ScenarioResult } from './report.js'
+import { renderResults, type Results } from './report.js'
 import { checkSameAnswer } from './same-answer.js'
-import { BEES_PATH, DETAIL_PATH, paidScenario, type Scenario, scenarios } from './scenarios.js'
-import { capture, fundedWallet, startService } from './service.js'
+import {
+  BEES_PATH, DETAIL_PATH, paidCall, postgresScenario, type Scenario, scenarios, SENTIMENT_BODY, SENTIMENT_PATH, SUMMARIZE_BODY, SUMMARIZE_PATH, WALLET_HEADER
+} from './scenarios.js'
+import { capture, fundedWallet, mintedToken, startService } from './service.js'
+
+/** The service's default DATABASE_POOL_SIZE, which the bare pg baseline gets too. */
+const POOL_SIZE = 10
+/** sentiment-analyzer's default price (PRICE_SENTIMENT_ANALYZER 0.001), which the bare pg baseline charges too. */
+const SENTIMENT_PRICE_MICROS = 1000
 
 const server = (name: string) => fileURLToPath(new URL(`servers/${name}`, import.meta.url))
-
-function bareFastify (dir: string, name: string, bee?: string): Promise<Server> {
-  return startServer({ name, args: [server('bare-fastify.mjs')], env: bee === undefined ? {} : { BEE: bee }, logFile: join(dir, `${name}.log`) })
-}
 
 function failures (scenario: string, side: string, { non2xx, errors, failedStatuses }: Comparison['service']): string[] {
   const found: string[] = []
@@ -28,75 +32,132 @@ function failures (scenario: string, side: string, { non2xx, errors, failedStatu
   return found
 }
 
+function record (results: Results, title: string, baselineName: string, target: number | null, comparison: Comparison): void {
+  results.scenarios.push({ title, baselineName, target, comparison })
+  results.problems.push(...failures(title, 'Apiary', comparison.service), ...failures(title, 'the baseline', comparison.baseline))
+}
+
 async function measure (scenario: Scenario, options: BenchOptions, results: Results): Promise<void> {
   console.error(`… ${scenario.title}`)
   await checkSameAnswer(scenario)
-  const comparison = await compare(scenario.service, scenario.baseline, options.load)
-  const result: ScenarioResult = { title: scenario.title, baselineName: scenario.baselineName, target: scenario.target, comparison }
-  results.scenarios.push(result)
-  results.problems.push(...failures(scenario.title, 'Apiary', comparison.service), ...failures(scenario.title, 'the baseline', comparison.baseline))
+  record(results, scenario.title, scenario.baselineName, scenario.target, await compare(scenario.service, scenario.baseline, options.load))
+}
+
+/** Latency when the load is a fixed rate well below saturation, as a service mostly runs, not only at its limit. */
+async function latencyAt (title: string, target: Target, options: BenchOptions, results: Results): Promise<void> {
+  const { rate, load } = options
+  console.error(`… ${title} at ${rate} req/s`)
+  const side = await fire(target, load.seconds * load.rounds, load.connections, rate)
+  results.offered.push({ title, rate, side })
+  results.problems.push(...failures(`${title} at ${rate} req/s`, 'Apiary', side))
 }
 
 const selected = (options: BenchOptions, title: string) =>
   options.only === null || options.only.some((word) => title.includes(word))
 
+/** The PostgreSQL rows: the paid call against the database's own limit, then how throughput grows with the pool and with instances. */
+async function onPostgres (postgresUrl: string, options: BenchOptions, dir: string, nodeFlags: string[], results: Results): Promise<void> {
+  const title = 'paid execute (PostgreSQL): sentiment-analyzer, one sentence'
+  const schema = await privateSchema(postgresUrl)
+  const pool = (size: number) => ({ DATABASE_POOL_SIZE: String(size) })
+  try {
+    const main = await startService({ name: 'apiary-postgres', databaseUrl: schema.url, dir, nodeFlags, env: pool(POOL_SIZE) })
+    const wallets = (count: number) => Promise.all(Array.from({ length: count }, () => fundedWallet(main.url)))
+    const answerFile = join(dir, 'paid-answer.json')
+    const [probe = ''] = await wallets(1)
+    writeFileSync(answerFile, JSON.stringify(await capture(main.url + SENTIMENT_PATH, { method: 'POST', headers: { 'content-type': 'application/json', [WALLET_HEADER]: probe }, body: SENTIMENT_BODY })))
+    // Each side pays with wallets of its own, as many as the other: the same row locks to wait on.
+    for (const count of [1, options.load.connections]) {
+      const [mine, theirs] = [await wallets(count), await wallets(count)]
+      const barePg = await startServer({
+        name: `bare-pg-${count}`,
+        args: [server('bare-pg.mjs')],
+        env: { DATABASE_URL: schema.url, ...pool(POOL_SIZE), WALLET_TOKENS: theirs.join(','), PRICE_MICROS: String(SENTIMENT_PRICE_MICROS), ANSWER_FILE: answerFile },
+        logFile: join(dir, `bare-pg-${count}.log`)
+      })
+      await measure(postgresScenario(count === 1 ? `${title}, one wallet` : `${title}, ${count} wallets`, main.url, mine, barePg.url), options, results)
+      await barePg.stop()
+    }
+    const many = await wallets(options.load.connections)
+    const call = (url: string) => paidCall(url, many)
+    const { connections } = options.load
+    await latencyAt(`${title}, ${many.length} wallets`, call(main.url), options, results)
+    if (options.quick) return
+    // Pool sizes and a second instance, each against the default pool on one instance, interleaved.
+    for (const size of [POOL_SIZE / 2, POOL_SIZE * 2]) {
+      const other = await startService({ name: `apiary-postgres-pool-${size}`, databaseUrl: schema.url, dir, env: pool(size) })
+      console.error(`… pool of ${size} against ${POOL_SIZE}`)
+      record(results, `${title}, ${many.length} wallets, pool of ${size}`, `pool of ${POOL_SIZE} (the default)`, null,
+        await compare(call(other.url), call(main.url), options.load))
+      await other.stop()
+    }
+    const second = await startService({ name: 'apiary-postgres-second', databaseUrl: schema.url, dir, env: pool(POOL_SIZE) })
+    console.error('… two instances against one')
+    record(results, `${title}, ${many.length} wallets, two instances on one database`, 'one instance, the same connections', null, await compareRuns(
+      (seconds) => fireTogether([call(main.url), call(second.url)], seconds, Math.max(1, Math.round(connections / 2))),
+      (seconds) => fire(call(main.url), seconds, connections),
+      options.load
+    ))
+  } finally {
+    // Their pools' connections must be gone before the schema they use is dropped.
+    await stopAll()
+    await schema.drop()
+  }
+}
+
 async function bench (options: BenchOptions, dir: string): Promise<Results> {
   const results: Results = {
-    date: new Date(), command: options.command, load: options.load, scenarios: [], peakRssBytes: null, coldStart: null, skipped: [], problems: []
+    date: new Date(), command: options.command, load: options.load, scenarios: [], offered: [], peakRssBytes: null, coldStart: null, skipped: [], problems: []
   }
   const nodeFlags = options.cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(options.cpuProfDir)}`]
 
-  const service = await startService({ name: 'apiary', databaseUrl: join(dir, 'ledger.db'), dir, nodeFlags })
+  const [service, metered] = await Promise.all([
+    startService({ name: 'apiary', databaseUrl: join(dir, 'ledger.db'), dir, nodeFlags }),
+    startService({ name: 'apiary-metered', databaseUrl: join(dir, 'metered.db'), dir, env: { METRICS_TOKEN: randomBytes(16).toString('hex') } })
+  ])
   const walletToken = await fundedWallet(service.url)
+  const paidHeaders = { 'content-type': 'application/json', [WALLET_HEADER]: walletToken }
   const responsesFile = join(dir, 'responses.json')
   writeFileSync(responsesFile, JSON.stringify({
     [BEES_PATH]: await capture(service.url + BEES_PATH),
-    [DETAIL_PATH]: await capture(service.url + DETAIL_PATH)
+    [DETAIL_PATH]: await capture(service.url + DETAIL_PATH),
+    [SUMMARIZE_PATH]: await capture(service.url + SUMMARIZE_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: SUMMARIZE_BODY }),
+    [SENTIMENT_PATH]: await capture(service.url + SENTIMENT_PATH, { method: 'POST', headers: paidHeaders, body: SENTIMENT_BODY })
   }))
-  const [rawHttp, summarizer, sentiment] = await Promise.all([
-    startServer({ name: 'raw-http', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'raw-http.log') }),
-    bareFastify(dir, 'fastify-summarizer', 'text-summarizer'),
-    bareFastify(dir, 'fastify-sentiment', 'sentiment-analyzer')
-  ])
+  const rawHttp = await startServer({ name: 'raw-http', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'raw-http.log') })
 
-  const endpoints = { service: service.url, rawHttp: rawHttp.url, summarizer: summarizer.url, sentiment: sentiment.url, walletToken }
-  for (const scenario of scenarios(endpoints)) {
+  const endpoints = {
+    service: service.url,
+    metered: metered.url,
+    meteredWalletToken: await fundedWallet(metered.url),
+    rawHttp: rawHttp.url,
+    walletToken,
+    verificationToken: await mintedToken(service.url, walletToken)
+  }
+  const all = scenarios(endpoints)
+  for (const scenario of all) {
     if (selected(options, scenario.title)) await measure(scenario, options, results)
   }
-
-  const postgresTitle = 'paid execute (PostgreSQL): sentiment-analyzer, one sentence'
-  const postgresUrl = process.env.DATABASE_URL
-  if (!isPostgresUrl(postgresUrl)) {
-    results.skipped.push(`${postgresTitle}: DATABASE_URL in the bench's environment is not a postgres:// URL ` +
-      '(run `DATABASE_URL=postgres://user@host:5432/db npm run bench` to include it)')
-  } else if (selected(options, postgresTitle)) {
-    const schema = await privateSchema(postgresUrl)
-    let onPostgres: Server | undefined
-    try {
-      onPostgres = await startService({ name: 'apiary-postgres', databaseUrl: schema.url, dir, nodeFlags })
-      const url = onPostgres.url
-      const token = await fundedWallet(url)
-      await measure(paidScenario(postgresTitle, url, [token], sentiment.url), options, results)
-      // One wallet is the worst case (every charge waits for the last one's row lock and commit);
-      // callers with wallets of their own charge in parallel.
-      const tokens = await Promise.all(Array.from({ length: options.load.connections }, () => fundedWallet(url)))
-      await measure(paidScenario(`${postgresTitle}, ${tokens.length} wallets`, url, tokens, sentiment.url), options, results)
-    } finally {
-      // Its pool's connections must be gone before the schema they use is dropped.
-      await onPostgres?.stop()
-      await schema.drop()
-    }
+  for (const scenario of all.filter((one) => /^(discovery|paid execute \(SQLite\): )/.test(one.title))) {
+    if (selected(options, scenario.title)) await latencyAt(scenario.title, scenario.service, options, results)
   }
-
   results.peakRssBytes = peakRssBytes(service.pid)
   await stopAll()
+
+  const postgresUrl = process.env.DATABASE_URL
+  if (!isPostgresUrl(postgresUrl)) {
+    results.skipped.push('paid execute (PostgreSQL) and its scaling: DATABASE_URL in the bench\'s environment is not a postgres:// URL ' +
+      '(run `DATABASE_URL=postgres://user@host:5432/db npm run bench` to include them)')
+  } else if (selected(options, 'PostgreSQL')) {
+    await onPostgres(postgresUrl, options, dir, nodeFlags, results)
+  }
 
   if (selected(options, 'cold start')) {
     console.error(`… cold start (${options.coldStarts} spawns each)`)
     results.coldStart = await coldStart(
       options.coldStarts,
       (i) => startService({ name: `apiary-cold-${i}`, databaseUrl: join(dir, `cold-${i}.db`), dir }),
-      () => bareFastify(dir, 'fastify-health')
+      () => startServer({ name: 'fastify-health', args: [server('bare-fastify.mjs')], env: {}, logFile: join(dir, 'fastify-health.log') })
     )
   }
   return results

@@ -1,13 +1,6 @@
 import type { Target } from './load.js'
 
-/** About 100 words of plain English prose, with a budget the summary must cut to (so it really selects sentences). */
-const ARTICLE = 'Honeybees live in colonies of tens of thousands of workers, a single queen and a few hundred drones. ' +
-  'Workers change jobs as they age: young bees clean cells and feed larvae, older ones build comb and guard the ' +
-  'entrance, and the oldest fly out to forage for nectar and pollen. A forager that finds a rich patch of flowers ' +
-  'returns to the hive and performs a waggle dance. The angle of the dance tells the other bees the direction of ' +
-  'the flowers relative to the sun, and its length tells them the distance. In winter the colony clusters ' +
-  'together and shivers to keep the queen warm.'
-const SUMMARY_WORDS = 50
+/** One plain sentence: what an agent most often sends, so the door's own cost is what is measured. */
 const SENTENCE = 'The delivery was quick and the support team was genuinely helpful.'
 
 export interface Scenario {
@@ -18,69 +11,126 @@ export interface Scenario {
   target: number
   service: Target
   baseline: Target
+  /**
+   * How the two answers must agree before the ratio means anything: 'same' content (Honey's timestamp
+   * aside), or, for two doors of one service that wrap the same result differently, 'both 2xx' (and no
+   * MCP tool error).
+   */
+  agreement: 'same' | 'both 2xx'
 }
 
 export interface Endpoints {
+  /** The service on SQLite, as `npm start` runs it. */
   service: string
+  /** The same, with /metrics on (METRICS_TOKEN set), on a ledger of its own. */
+  metered: string
+  meteredWalletToken: string
   rawHttp: string
-  summarizer: string
-  sentiment: string
   walletToken: string
+  /** A verification token minted from walletToken's wallet. */
+  verificationToken: string
 }
 
 const json = { 'content-type': 'application/json' }
-const summarizeBody = JSON.stringify({ text: ARTICLE, maxLength: SUMMARY_WORDS })
-const sentimentBody = JSON.stringify({ text: SENTENCE })
+export const SUMMARIZE_BODY = JSON.stringify({ text: SENTENCE })
+export const SENTIMENT_BODY = JSON.stringify({ text: SENTENCE })
 export const BEES_PATH = '/api/bees'
 export const DETAIL_PATH = '/api/bees/text-summarizer'
-const SUMMARIZE_PATH = '/api/bees/text-summarizer/execute'
-const SENTIMENT_PATH = '/api/bees/sentiment-analyzer/execute'
+export const SUMMARIZE_PATH = '/api/bees/text-summarizer/execute'
+export const SENTIMENT_PATH = '/api/bees/sentiment-analyzer/execute'
 export const WALLET_HEADER = 'x-registry-wallet-token'
 
-/**
- * The paid call against one service instance, against bare Fastify running the same analysis for
- * free. With several wallet tokens, the calls take turns among the wallets.
- */
-export function paidScenario (title: string, serviceUrl: string, walletTokens: string[], sentimentUrl: string): Scenario {
+const mcpCall = (name: string, body: string) => JSON.stringify({
+  jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: JSON.parse(body) as unknown }
+})
+
+/** A paid sentiment call to one service, paid by these wallet tokens in turn. */
+export function paidCall (serviceUrl: string, walletTokens: string[]): Target {
   const [first = ''] = walletTokens
   return {
-    title,
-    baselineName: 'bare Fastify + analyzeSentiment, no payment',
-    target: 0.8,
-    service: {
-      url: serviceUrl + SENTIMENT_PATH,
-      method: 'POST',
-      headers: { ...json, [WALLET_HEADER]: first },
-      body: sentimentBody,
-      ...(walletTokens.length > 1 ? { rotate: { header: WALLET_HEADER, values: walletTokens } } : {})
-    },
-    baseline: { url: sentimentUrl + SENTIMENT_PATH, method: 'POST', headers: json, body: sentimentBody }
+    url: serviceUrl + SENTIMENT_PATH,
+    method: 'POST',
+    headers: { ...json, [WALLET_HEADER]: first },
+    body: SENTIMENT_BODY,
+    ...(walletTokens.length > 1 ? { rotate: { header: WALLET_HEADER, values: walletTokens } } : {})
   }
 }
 
-export function scenarios ({ service, rawHttp, summarizer, sentiment, walletToken }: Endpoints): Scenario[] {
+/**
+ * The paid call on PostgreSQL against a bare pg client running the same ledger statements (hold, capture)
+ * at the same concurrency with as many wallets: the database's own limit.
+ */
+export function postgresScenario (title: string, serviceUrl: string, walletTokens: string[], barePgUrl: string): Scenario {
+  return {
+    title,
+    baselineName: 'node:http + pg, the same hold and capture statements',
+    target: 0.8,
+    service: paidCall(serviceUrl, walletTokens),
+    // The baseline takes its wallets in turn itself; the body is read and ignored.
+    baseline: { url: barePgUrl + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+    agreement: 'same'
+  }
+}
+
+export function scenarios ({ service, metered, meteredWalletToken, rawHttp, walletToken, verificationToken }: Endpoints): Scenario[] {
+  const raw = 'raw node:http, same bytes'
+  const summarize: Target = { url: service + SUMMARIZE_PATH, method: 'POST', headers: json, body: SUMMARIZE_BODY }
   return [
     {
       title: `discovery: GET ${BEES_PATH}`,
-      baselineName: 'raw node:http, same bytes',
+      baselineName: raw,
       target: 0.9,
       service: { url: service + BEES_PATH, method: 'GET' },
-      baseline: { url: rawHttp + BEES_PATH, method: 'GET' }
+      baseline: { url: rawHttp + BEES_PATH, method: 'GET' },
+      agreement: 'same'
     },
     {
       title: `detail: GET ${DETAIL_PATH}`,
-      baselineName: 'raw node:http, same bytes',
+      baselineName: raw,
       target: 0.9,
       service: { url: service + DETAIL_PATH, method: 'GET' },
-      baseline: { url: rawHttp + DETAIL_PATH, method: 'GET' }
+      baseline: { url: rawHttp + DETAIL_PATH, method: 'GET' },
+      agreement: 'same'
     },
     {
-      title: 'free execute: text-summarizer, ~100 words',
-      baselineName: 'bare Fastify + summarize',
-      target: 0.9,
-      service: { url: service + SUMMARIZE_PATH, method: 'POST', headers: json, body: summarizeBody },
-      baseline: { url: summarizer + SUMMARIZE_PATH, method: 'POST', headers: json, body: summarizeBody }
+      title: 'free execute: text-summarizer, one sentence',
+      baselineName: `${raw} (the answer Apiary gave)`,
+      target: 0.6,
+      service: summarize,
+      baseline: { ...summarize, url: rawHttp + SUMMARIZE_PATH },
+      agreement: 'same'
     },
-    paidScenario('paid execute (SQLite): sentiment-analyzer, one sentence', service, [walletToken], sentiment)
+    {
+      title: 'paid execute (SQLite): sentiment-analyzer, one sentence, hold + capture',
+      baselineName: `${raw} (the answer Apiary gave)`,
+      target: 0.35,
+      service: paidCall(service, [walletToken]),
+      baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      agreement: 'same'
+    },
+    {
+      title: 'paid execute (SQLite), paid with a verification token',
+      baselineName: 'the same call paid with the wallet key',
+      target: 0.8,
+      service: paidCall(service, [verificationToken]),
+      baseline: paidCall(service, [walletToken]),
+      agreement: 'same'
+    },
+    {
+      title: 'MCP tools/call: text-summarizer, one sentence',
+      baselineName: 'HTTP execute of the same Bee',
+      target: 0.8,
+      service: { url: `${service}/mcp`, method: 'POST', headers: { ...json, accept: 'application/json, text/event-stream' }, body: mcpCall('text-summarizer', SUMMARIZE_BODY) },
+      baseline: summarize,
+      agreement: 'both 2xx'
+    },
+    {
+      title: '/metrics on: paid execute (SQLite), sentiment-analyzer',
+      baselineName: 'the same with /metrics off',
+      target: 0.95,
+      service: paidCall(metered, [meteredWalletToken]),
+      baseline: paidCall(service, [walletToken]),
+      agreement: 'same'
+    }
   ]
 }

@@ -18,6 +18,8 @@ export interface ServiceSpec {
   dir: string
   /** Extra `node` flags, such as --cpu-prof. */
   nodeFlags?: string[]
+  /** Settings beyond the defaults below (METRICS_TOKEN, DATABASE_POOL_SIZE, …). */
+  env?: Record<string, string>
 }
 
 /** What the service answered to one GET, byte for byte (the body base64-encoded). */
@@ -28,7 +30,7 @@ export interface Captured {
 }
 
 /** Starts the built service the way `npm start` does, logging at info as operators run it. */
-export function startService ({ name, databaseUrl, dir, nodeFlags = [] }: ServiceSpec): Promise<Server> {
+export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {} }: ServiceSpec): Promise<Server> {
   return startServer({
     name,
     args: [...nodeFlags, SERVER_SCRIPT],
@@ -40,7 +42,8 @@ export function startService ({ name, databaseUrl, dir, nodeFlags = [] }: Servic
       SECRETS_KEY,
       RATE_LIMIT_ANONYMOUS_PER_WINDOW: '1000000000',
       RATE_LIMIT_WALLET_PER_WINDOW: '1000000000',
-      RATE_LIMIT_PUBLISHER_PER_WINDOW: '1000000000'
+      RATE_LIMIT_PUBLISHER_PER_WINDOW: '1000000000',
+      ...env
     },
     logFile: join(dir, `${name}.log`)
   })
@@ -58,9 +61,22 @@ export async function fundedWallet (url: string): Promise<string> {
   return token
 }
 
-export async function capture (url: string): Promise<Captured> {
-  const response = await fetch(url)
+/** A verification token minted from the wallet, with a cap the run cannot reach and no other limit. */
+export async function mintedToken (url: string, walletToken: string): Promise<string> {
+  const response = await fetch(`${url}/api/wallet/tokens`, {
+    method: 'POST',
+    headers: { 'x-registry-wallet-token': walletToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ cap: WALLET_BALANCE / 2, label: 'benchmark' })
+  })
+  if (response.status !== 201) throw new Error(`minting a token answered ${response.status}: ${await response.text()}`)
+  const { token } = await response.json() as { token: string }
+  return token
+}
+
+/** What the service answers to one request (a GET, or a POST with its body), as the raw baseline will replay it. */
+export async function capture (url: string, init: { method?: string, headers?: Record<string, string>, body?: string } = {}): Promise<Captured> {
+  const response = await fetch(url, init)
   const body = Buffer.from(await response.arrayBuffer())
-  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.toString()}`)
+  if (response.status !== 200) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${body.toString()}`)
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: body.toString('base64') }
 }

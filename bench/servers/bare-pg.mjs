@@ -1,0 +1,42 @@
+// The floor for a paid call on PostgreSQL: node:http and a pg pool of the service's size running the very ledger
+// statements Apiary runs per paid call (its hold, then its capture, from the built code), then sending the answer
+// Apiary sent. No framework, no validation, no analysis: what is left is the database's own limit.
+// Plain .mjs so it runs under `node` alone.
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import pg from 'pg'
+import { postgresDebit } from '../../dist/src/core/ledger/holds/postgres-debit.js'
+import { hashSecret } from '../../dist/src/core/ledger/secrets.js'
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE) })
+const debit = postgresDebit(pool, 0)
+const walletHashes = (process.env.WALLET_TOKENS ?? '').split(',').map(hashSecret)
+const micros = Number(process.env.PRICE_MICROS)
+const { contentType, body } = JSON.parse(readFileSync(process.env.ANSWER_FILE ?? '', 'utf8'))
+const answer = Buffer.from(body, 'base64')
+const headers = { 'content-type': contentType, 'content-length': answer.length }
+let next = 0
+
+async function charge () {
+  const tokenHash = walletHashes[next++ % walletHashes.length]
+  const held = await debit.hold({ tokenHash, micros, currency: 'USD', beeId: 'sentiment-analyzer', requestId: 'bench', claim: null, expiresInSeconds: 120 })
+  if (held === undefined) return 402
+  return await debit.capture({ holdId: Number(held.id), requestId: 'bench', completion: null }) ? 200 : 409
+}
+
+createServer((request, response) => {
+  if (request.url === '/health') {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')
+    return
+  }
+  request.resume()
+  request.on('end', () => {
+    charge().then((status) => {
+      if (status === 200) response.writeHead(200, headers).end(answer)
+      else response.writeHead(status).end()
+    }, (error) => {
+      console.error(error)
+      response.writeHead(500).end()
+    })
+  })
+}).listen(Number(process.env.PORT), process.env.HOST)
