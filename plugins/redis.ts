@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,7 +22,9 @@ export default fp(async (fastify) => {
     fastify.decorate('redis', null)
     return
   }
-  const redis = new Redis(url, {
+  // Loaded only when used: an instance without Redis does not pay for the client at start.
+  const { Redis: Client } = await import('ioredis')
+  const redis = new Client(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

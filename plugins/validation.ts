@@ -1,13 +1,14 @@
 import fp from 'fastify-plugin'
 import { refuseNonFinite } from '../src/http/finite-numbers.js'
 import { bodyAjv, stringAjv } from '../src/core/validation.js'
+import { lazyValidator } from '../src/http/lazy-compilers.js'
 
 /**
- * Route schemas are compiled with our own Ajv instances: bodies strictly (no type coercion),
+ * Route schemas are compiled (on first use, see lazyValidator) with our own Ajv instances: bodies strictly (no type coercion),
  * path and query with coercion (and no Infinity, see refuseNonFinite). Only JSON bodies are parsed; any other content type gets 415.
  */
 export default fp(async (fastify) => {
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : refuseNonFinite(stringAjv.compile(schema)))
+    lazyValidator(() => httpPart === 'body' ? bodyAjv.compile(schema) : refuseNonFinite(stringAjv.compile(schema))))
   fastify.removeContentTypeParser('text/plain')
 }, { name: 'validation' })

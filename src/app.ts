@@ -46,6 +46,7 @@ import walletAdminRoutes from './http/routes/wallets.js'
 import walletTokenRoutes from './http/routes/wallet-tokens.js'
 import jwksRoutes from './http/routes/jwks.js'
 import x402Routes from './http/routes/x402.js'
+import { lazySerializers } from './http/lazy-compilers.js'
 
 export interface AppOptions {
   config: Config
@@ -74,7 +75,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     logController: new OneLineRequestLog(),
     // Errors met before a route runs, or before there is a request at all, in the standard shape too.
     frameworkErrors,
-    clientErrorHandler
+    clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } }
   }
 }
 
