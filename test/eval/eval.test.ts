@@ -66,7 +66,9 @@ async function fakeApiary (t: { teardown: (fn: () => Promise<void>) => void }): 
       if (request.url === '/api/bees/sentiment-analyzer/execute') {
         if (token !== 'good-token') return reply(402, { error: 'Payment Required', message: 'fund a wallet' })
         const sentiment = body.text.includes('love') ? 'positive' : 'negative'
-        return reply(200, { beeId: 'sentiment-analyzer', timestamp: 'now', result: { sentiment, confidence: 0.9 }, confidence: 0.9, freshness: 0 })
+        // An older service sent no score.
+        const result = body.text.includes('scored') ? { sentiment, confidence: 0.9, score: 0.4 } : { sentiment, confidence: 0.9 }
+        return reply(200, { beeId: 'sentiment-analyzer', timestamp: 'now', result, confidence: 0.9, freshness: 0 })
       }
       if (request.url === '/api/bees/text-summarizer/execute') {
         const summary = body.text.split(' ').slice(0, body.maxLength).join(' ')
@@ -81,10 +83,11 @@ async function fakeApiary (t: { teardown: (fn: () => Promise<void>) => void }): 
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
 }
 
-test('HTTP client: sentiment sends the wallet token and returns label and confidence', async t => {
+test('HTTP client: sentiment sends the wallet token and returns label, confidence and the score if sent', async t => {
   const { baseUrl, seen } = await fakeApiary(t)
   const analyze = httpSentimentAnalyzer(baseUrl, 'good-token')
   t.same(await analyze('I love it'), { sentiment: 'positive', confidence: 0.9 })
+  t.same(await analyze('I love it, scored'), { sentiment: 'positive', confidence: 0.9, score: 0.4 })
   t.same(await analyze('meh'), { sentiment: 'negative', confidence: 0.9 })
   t.same(seen[0], { url: '/api/bees/sentiment-analyzer/execute', token: 'good-token', body: { text: 'I love it' } })
 
