@@ -2,13 +2,16 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'tap'
-import { DEFAULT_SUMMARIES_DIR, parseEvalArgs } from '../../eval/args.js'
+import { DEFAULT_RESULTS_DIR, DEFAULT_SUMMARIES_DIR, parseEvalArgs } from '../../eval/args.js'
+import { DEFAULT_NEWS_DIR } from '../../eval/news-set.js'
 import { mapConcurrent } from '../../eval/concurrency.js'
 import { BeeHttpError, httpSentimentAnalyzer, httpSummarizer } from '../../eval/http-bees.js'
 import { tsTextRank } from '../../eval/ts-textrank.js'
 
 test('arguments: defaults are in-process, both evaluations, 16 in flight', async t => {
-  t.same(parseEvalArgs([], {}), { summariesDir: DEFAULT_SUMMARIES_DIR, concurrency: 16, only: ['sentiment', 'summaries'] })
+  t.same(parseEvalArgs([], {}), {
+    summariesDir: DEFAULT_SUMMARIES_DIR, newsDir: DEFAULT_NEWS_DIR, resultsDir: DEFAULT_RESULTS_DIR, concurrency: 16, only: ['sentiment', 'summaries']
+  })
 })
 
 test('arguments: --url with --token or APIARY_WALLET_TOKEN; the flag wins', async t => {
@@ -17,8 +20,8 @@ test('arguments: --url with --token or APIARY_WALLET_TOKEN; the flag wins', asyn
   t.equal(fromFlag.token, 'abc')
   t.equal(fromFlag.concurrency, 4)
   t.equal(parseEvalArgs(['--url', 'http://localhost:8080'], { APIARY_WALLET_TOKEN: 'env' }).token, 'env')
-  t.same(parseEvalArgs(['--summaries', '/tmp/news', '--data', '/tmp/vader', '--only', 'summaries'], {}),
-    { summariesDir: '/tmp/news', dataDir: '/tmp/vader', concurrency: 16, only: ['summaries'] })
+  t.same(parseEvalArgs(['--summaries', '/tmp/six', '--news', '/tmp/news', '--results', '/tmp/out', '--data', '/tmp/vader', '--only', 'summaries'], {}),
+    { summariesDir: '/tmp/six', newsDir: '/tmp/news', resultsDir: '/tmp/out', dataDir: '/tmp/vader', concurrency: 16, only: ['summaries'] })
 })
 
 test('arguments: mistakes are refused with a reason', async t => {
