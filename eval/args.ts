@@ -1,5 +1,6 @@
 // Command-line options of eval/run.ts (`npm run eval -- ...`).
 import { parseArgs } from 'node:util'
+import { DEFAULT_NEWS_DIR } from './news-set.js'
 
 export interface EvalOptions {
   /** Base URL of a running Apiary; absent means call the Bees' functions in-process. */
@@ -7,22 +8,29 @@ export interface EvalOptions {
   /** Wallet token for the paid sentiment Bee (HTTP only). */
   token?: string
   summariesDir: string
+  /** The news set (eval/data/news/README.md); its held-out part is scored when the folder exists. */
+  newsDir: string
+  /** Where RESULTS.md and the reliability diagrams are written. */
+  resultsDir: string
   dataDir?: string
   concurrency: number
   /** Evaluate only these (default both). */
   only: ReadonlyArray<'sentiment' | 'summaries'>
 }
 
-export const USAGE = `Usage: npm run eval -- [--url http://host:port [--token TOKEN]] [--summaries DIR] [--data DIR]
-                        [--concurrency N] [--only sentiment|summaries]
+export const USAGE = `Usage: npm run eval -- [--url http://host:port [--token TOKEN]] [--summaries DIR] [--news DIR]
+                        [--data DIR] [--results DIR] [--concurrency N] [--only sentiment|summaries]
   --url          evaluate a running service through its HTTP API instead of in-process
   --token        wallet token for the paid sentiment Bee (default: $APIARY_WALLET_TOKEN)
   --summaries    folder of article/NAME.txt + summary/NAME.txt pairs (default: the bundled set)
+  --news         the news set, of which the held-out part is scored (default: eval/data/news; see its README)
+  --results      folder for RESULTS.md and the reliability diagrams (default: eval)
   --data         folder of the VADER ground-truth files (default: $VADER_GROUND_TRUTH_DIR or the shared copy)
   --concurrency  requests in flight over HTTP (default 16)
   --only         run one of the two evaluations`
 
 export const DEFAULT_SUMMARIES_DIR = new URL('data/summaries/', import.meta.url).pathname
+export const DEFAULT_RESULTS_DIR = new URL('./', import.meta.url).pathname
 const DEFAULT_CONCURRENCY = 16
 
 export function parseEvalArgs (argv: readonly string[], env: NodeJS.ProcessEnv = process.env): EvalOptions {
@@ -34,6 +42,8 @@ export function parseEvalArgs (argv: readonly string[], env: NodeJS.ProcessEnv =
       url: { type: 'string' },
       token: { type: 'string' },
       summaries: { type: 'string' },
+      news: { type: 'string' },
+      results: { type: 'string' },
       data: { type: 'string' },
       concurrency: { type: 'string' },
       only: { type: 'string' }
@@ -41,6 +51,8 @@ export function parseEvalArgs (argv: readonly string[], env: NodeJS.ProcessEnv =
   })
   const options: EvalOptions = {
     summariesDir: values.summaries ?? DEFAULT_SUMMARIES_DIR,
+    newsDir: values.news ?? DEFAULT_NEWS_DIR,
+    resultsDir: values.results ?? DEFAULT_RESULTS_DIR,
     concurrency: DEFAULT_CONCURRENCY,
     only: ['sentiment', 'summaries']
   }

@@ -27,10 +27,10 @@ async function executeBee (baseUrl: string, beeId: string, input: unknown, heade
 export function httpSentimentAnalyzer (baseUrl: string, token: string): (text: string) => Promise<SentimentOutput> {
   return async text => {
     const result = await executeBee(baseUrl, 'sentiment-analyzer', { text }, { [WALLET_HEADER_NAME]: token })
-    const { sentiment, confidence } = result as Partial<SentimentOutput>
+    const { sentiment, confidence, score } = result as Partial<SentimentOutput>
     if (typeof sentiment !== 'string' || typeof confidence !== 'number') throw new Error(`unexpected sentiment result ${JSON.stringify(result)}`)
-    // No score over HTTP: the evaluation uses sign(label) x confidence.
-    return { sentiment, confidence }
+    // A service that sends no score is scored on sign(label) x confidence (see eval/sentiment.ts).
+    return typeof score === 'number' ? { sentiment, confidence, score } : { sentiment, confidence }
   }
 }
 

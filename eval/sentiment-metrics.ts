@@ -113,12 +113,11 @@ export function strongestRatedHalfAccuracy (predictions: readonly ScoredPredicti
   return confidentHalfAccuracy(predictions.map(p => ({ ...p, confidence: Math.abs(p.rating) })))
 }
 
-/**
- * Expected calibration error: the confidence-weighted gap between stated
- * confidence and observed accuracy, over equal-width confidence bins.
- */
-export function expectedCalibrationError (predictions: readonly ScoredPrediction[], bins = 10): number {
-  if (predictions.length === 0) return 0
+/** One equal-width confidence bin: how many predictions fell in it, their mean confidence and how often they were right. */
+export interface ReliabilityBin { low: number; high: number; count: number; meanConfidence: number; accuracy: number }
+
+/** Predictions grouped into `bins` equal-width confidence bins (a confidence of 1 goes in the last); empty bins have zeros. */
+export function reliabilityBins (predictions: readonly ScoredPrediction[], bins = 10): ReliabilityBin[] {
   const count = new Array<number>(bins).fill(0)
   const confidenceSum = new Array<number>(bins).fill(0)
   const correctSum = new Array<number>(bins).fill(0)
@@ -128,9 +127,21 @@ export function expectedCalibrationError (predictions: readonly ScoredPrediction
     confidenceSum[bin]! += p.confidence
     if (p.label === goldLabel(p.rating)) correctSum[bin]! += 1
   }
-  let error = 0
-  for (let b = 0; b < bins; b++) {
-    error += Math.abs(confidenceSum[b]! - correctSum[b]!) / predictions.length
-  }
-  return error
+  return count.map((n, b) => ({
+    low: b / bins,
+    high: (b + 1) / bins,
+    count: n,
+    meanConfidence: n === 0 ? 0 : confidenceSum[b]! / n,
+    accuracy: n === 0 ? 0 : correctSum[b]! / n
+  }))
+}
+
+/**
+ * Expected calibration error: the gap between mean confidence and observed accuracy in each equal-width confidence
+ * bin, weighted by the bin's share of the predictions.
+ */
+export function expectedCalibrationError (predictions: readonly ScoredPrediction[], bins = 10): number {
+  if (predictions.length === 0) return 0
+  return reliabilityBins(predictions, bins)
+    .reduce((error, bin) => error + bin.count * Math.abs(bin.meanConfidence - bin.accuracy), 0) / predictions.length
 }

@@ -28,9 +28,12 @@ const BUDGETS: Budget[] = [
   { label: 'reference length', words: reference => Math.max(1, countWords(reference)) }
 ]
 
-/** Every system, then the lead baseline, at both budgets, each given the same article and word budget. */
-export async function evaluateSummaries (dir: string, systems: readonly NamedSummarizer[]): Promise<RougeRow[]> {
-  const names = (await readdir(join(dir, 'article'))).filter(name => name.endsWith('.txt')).sort()
+/**
+ * Every system, then the lead baseline, at both budgets, each given the same article and word budget; over the pairs
+ * whose name `keep` accepts (default all).
+ */
+export async function evaluateSummaries (dir: string, systems: readonly NamedSummarizer[], keep: (name: string) => boolean = () => true): Promise<RougeRow[]> {
+  const names = (await readdir(join(dir, 'article'))).filter(name => name.endsWith('.txt') && keep(name)).sort()
   if (names.length === 0) throw new Error(`No article/*.txt files in ${dir}`)
   const totals = new Map<string, RougeRow>()
   for (const name of names) {

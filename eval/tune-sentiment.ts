@@ -20,15 +20,23 @@
 //    the evaluation reports (F1, r, macro-F1), among the blends that beat
 //    VADER's published F1 and r on every set by a standard error.
 // 4. Confidence: Platt scaling of the out-of-fold logits in the label's
-//    direction makes it a probability; a neutral label gets how often a
-//    neutral prediction is right (gold exactly 0).
+//    direction, by register, makes it a probability; a neutral label gets how
+//    often a neutral prediction is right (gold exactly 0). The register is a
+//    word-unigram logistic regression of "this text is a tweet" (RegisterModel),
+//    fitted out of fold for the scaling and on the whole tuning halves to ship.
 import { pathToFileURL } from 'node:url'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { blendScore, calibrationFeatures, denseFeatures, labelFor, positiveLogit, type ScoreBlend, type WordModel } from '../bees/sentiment-analyzer/model.js'
+import {
+  blendScore, calibrationFeatures, denseFeatures, labelFor, positiveLogit, registerFeatures, registerProbability,
+  type RegisterModel, type ScoreBlend, type WordModel
+} from '../bees/sentiment-analyzer/model.js'
 import type { SentimentModelFile } from '../bees/sentiment-analyzer/model-file.js'
 import { extractSignals, type SentimentSignals } from '../bees/sentiment-analyzer/signals.js'
 import { SENTIMENT_SETS, fnv1a32, loadSet, splitHalf, type SentimentSet } from './datasets.js'
-import { confidentHalfAccuracy, goldLabel, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy, type ScoredPrediction } from './sentiment-metrics.js'
+import {
+  confidentHalfAccuracy, expectedCalibrationError, goldLabel, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy,
+  type ScoredPrediction
+} from './sentiment-metrics.js'
 import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
 import { VECTOR_DIMENSIONS, loadWordVectors, meanVector, projectVectors, type WordVectors } from './word-vectors.js'
 
@@ -189,16 +197,14 @@ function outOfFoldLogits (sets: readonly TuningSet[], vectors: WordVectors, lamb
   return logits
 }
 
-interface TuningPrediction extends ScoredPrediction { socialCues: boolean }
-
 /** Confidence here is the raw logit in the label's direction, before Platt scaling. */
-function blendPredictions (sets: readonly TuningSet[], blend: ScoreBlend, logits: number[][]): TuningPrediction[][] {
+function blendPredictions (sets: readonly TuningSet[], blend: ScoreBlend, logits: number[][]): ScoredPrediction[][] {
   return sets.map(({ items }, s) => items.map((item, i) => {
     const z = logits[s]![i]!
     const score = blendScore(item.signals, z, blend)
     const label = labelFor(score)
     const confidence = label === 'neutral' ? -Infinity : label === 'positive' ? z : -z
-    return { rating: item.rating, label, confidence, score, socialCues: item.signals.socialCues }
+    return { rating: item.rating, label, confidence, score }
   }))
 }
 
@@ -208,7 +214,7 @@ interface BlendFit {
   meanMetrics: number
 }
 
-function blendFit (sets: readonly TuningSet[], predictions: readonly TuningPrediction[][]): BlendFit {
+function blendFit (sets: readonly TuningSet[], predictions: readonly ScoredPrediction[][]): BlendFit {
   let worstMargin = Infinity
   let meanMetrics = 0
   sets.forEach(({ set }, s) => {
@@ -259,16 +265,59 @@ function betterBlend (fit: BlendFit, best: BlendFit): boolean {
   return fit.meanMetrics > best.meanMetrics + EPSILON
 }
 
-function plattScaling (predictions: readonly TuningPrediction[][]): number[] {
-  const data: Observation[] = predictions.flatMap(set => {
-    const polar = set.filter(p => p.label !== 'neutral')
-    return polar.map(p => ({
-      features: calibrationFeatures(p.confidence, p.socialCues),
+const REGISTER_LAMBDA = 1e-3
+const REGISTER_ITERATIONS = 300
+
+/** Every set weighs the same; the tweets are the social-media register. */
+function registerExamples (sets: readonly TuningSet[], keep: (set: SentimentSet, item: TuningItem) => boolean): Example[] {
+  return sets.flatMap(({ set, items }) => {
+    const kept = items.filter(item => keep(set, item))
+    return kept.map(item => ({
+      dense: registerFeatures(item.signals),
+      words: unigrams(item.signals.words),
+      positive: set.name === 'tweets' ? 1 : 0,
+      weight: 1 / kept.length
+    }))
+  })
+}
+
+const unigrams = (features: readonly string[]): string[] => features.filter(feature => !feature.includes(' '))
+
+function fitRegister (sets: readonly TuningSet[], keep: (set: SentimentSet, item: TuningItem) => boolean): RegisterModel {
+  return fitSparseLogistic(registerExamples(sets, keep), { lambda: REGISTER_LAMBDA, iterations: REGISTER_ITERATIONS, minCount: MIN_WORD_COUNT })
+}
+
+/** Out-of-fold register probability of every tuning item, like outOfFoldLogits. */
+function outOfFoldRegisters (sets: readonly TuningSet[]): number[][] {
+  const registers = sets.map(({ items }) => new Array<number>(items.length).fill(0))
+  for (const fold of [0, 1]) {
+    const model = fitRegister(sets, (set, item) => foldOf(set, item) !== fold)
+    sets.forEach(({ set, items }, s) => items.forEach((item, i) => {
+      if (foldOf(set, item) === fold) registers[s]![i] = registerProbability(item.signals, model)
+    }))
+  }
+  return registers
+}
+
+function plattScaling (predictions: readonly ScoredPrediction[][], registers: readonly number[][]): number[] {
+  const data: Observation[] = predictions.flatMap((set, s) => {
+    const polar = set.flatMap((p, i) => (p.label === 'neutral' ? [] : [{ p, register: registers[s]![i]! }]))
+    return polar.map(({ p, register }) => ({
+      features: calibrationFeatures(p.confidence, register),
       correct: p.label === goldLabel(p.rating) ? 1 : 0,
       weight: 1 / polar.length
     }))
   })
   return fitLogistic(data).map(w => round(w, 3))
+}
+
+/** The predictions with their confidence Platt-scaled, as the shipped model gives it. */
+function calibrated (predictions: readonly ScoredPrediction[][], registers: readonly number[][], calibration: readonly number[], neutral: number): ScoredPrediction[][] {
+  return predictions.map((set, s) => set.map((p, i) => {
+    if (p.label === 'neutral') return { ...p, confidence: neutral }
+    const features = calibrationFeatures(p.confidence, registers[s]![i]!)
+    return { ...p, confidence: 1 / (1 + Math.exp(-features.reduce((sum, x, k) => sum + x * calibration[k]!, 0))) }
+  }))
 }
 
 export interface TuningReport {
@@ -282,6 +331,8 @@ export interface TuningReport {
   crossValidated: number[]
   /** The same labels' accuracy on the half the raters rated most strongly, per set. */
   strongestRated: number[]
+  /** Out-of-fold expected calibration error per set (10 bins). */
+  calibrationErrors: number[]
 }
 
 export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVectors): TuningReport {
@@ -295,20 +346,27 @@ export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVec
   }
   const { blend, fit: { worstMargin: blendMargin } } = tuneScoreBlend(sets, vaderWeight, best.logits)
   const predictions = blendPredictions(sets, blend, best.logits)
-  const calibration = plattScaling(predictions)
+  const registers = outOfFoldRegisters(sets)
+  const calibration = plattScaling(predictions, registers)
+  const neutral = neutralConfidence(predictions)
+  const register = fitRegister(sets, () => true)
+  const registerWords = rounded(register.words).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const fit = asWordModel(fitSparseLogistic(examples(sets, () => true), { lambda: best.lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }), vectors)
   const words = rounded(fit.words).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   // In the vectors' own order, most frequent word first.
   const vectorWords = rounded(fit.vectors)
   const file: SentimentModelFile = {
     ...blend,
-    neutralConfidence: neutralConfidence(predictions),
+    neutralConfidence: neutral,
     dense: fit.dense.map(w => round(w, WEIGHT_DIGITS)),
     calibration,
     words: words.map(([word]) => word),
     weights: words.map(([, w]) => w),
     vectorWords: vectorWords.map(([word]) => word),
-    vectorWeights: vectorWords.map(([, w]) => w)
+    vectorWeights: vectorWords.map(([, w]) => w),
+    registerDense: register.dense.map(w => round(w, WEIGHT_DIGITS)),
+    registerWords: registerWords.map(([word]) => word),
+    registerWeights: registerWords.map(([, w]) => w)
   }
   return {
     file,
@@ -316,7 +374,8 @@ export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVec
     blendMargin,
     lambda: best.lambda,
     crossValidated: predictions.map(confidentHalfAccuracy),
-    strongestRated: predictions.map(strongestRatedHalfAccuracy)
+    strongestRated: predictions.map(strongestRatedHalfAccuracy),
+    calibrationErrors: calibrated(predictions, registers, calibration, neutral).map(set => expectedCalibrationError(set))
   }
 }
 
@@ -325,7 +384,7 @@ function rounded (weights: ReadonlyMap<string, number>): Array<readonly [string,
 }
 
 /** How often a neutral label is right (gold exactly 0), averaged over the sets that have neutral labels. */
-function neutralConfidence (predictions: readonly TuningPrediction[][]): number {
+function neutralConfidence (predictions: readonly ScoredPrediction[][]): number {
   let weighted = 0
   let total = 0
   for (const set of predictions) {
@@ -342,7 +401,7 @@ export const MODEL_FILE = new URL('../bees/sentiment-analyzer/sentiment-model.js
 async function main (): Promise<void> {
   const vectors = loadWordVectors()
   const sets = loadTuningSets(vectors)
-  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated } = tuneSentimentModel(sets, vectors)
+  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated, calibrationErrors } = tuneSentimentModel(sets, vectors)
   const perSet = (values: readonly number[]): string => sets.map(({ set }, s) => `${set.name} ${values[s]!.toFixed(3)}`).join(', ')
   console.log(`lexicons: vaderWeight ${file.vaderWeight}; worst margin over VADER's published F1 and r: ${lexiconMargin.toFixed(4)}`)
   console.log(`word model: lambda ${lambda}, ${file.words.length} word features, ${file.vectorWords.length} word vectors`)
@@ -350,7 +409,8 @@ async function main (): Promise<void> {
     `silent threshold ${file.silentThreshold}; out-of-fold worst margin ${blendMargin.toFixed(2)} standard errors, confident-half accuracy ` +
     perSet(crossValidated))
   console.log(`the same labels on the half the raters rated most strongly (what ranking by their agreement would give): ${perSet(strongestRated)}`)
-  console.log(`Platt scaling: ${file.calibration.join(', ')}; neutral confidence ${file.neutralConfidence}`)
+  console.log(`register model: ${file.registerWords.length} words; Platt scaling: ${file.calibration.join(', ')}; neutral confidence ${file.neutralConfidence}`)
+  console.log(`out-of-fold expected calibration error (10 bins): ${perSet(calibrationErrors)}`)
   const json = JSON.stringify(file) + '\n'
   if (process.argv.includes('--write')) {
     writeFileSync(MODEL_FILE, json)

@@ -10,7 +10,7 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
     name: 'Sentiment Analyzer',
     description: 'Classifies the sentiment of English text as positive, negative or neutral with two sentiment lexicons ' +
       'and a word model trained on human ratings, all run offline. Honey confidence: the calibrated probability that the label is right (the same as ' +
-      'result.confidence). Honey freshness: always 0, computed at call time.',
+      'result.confidence); result.score is the signed polarity in [-1, 1]. Honey freshness: always 0, computed at call time.',
     category: 'utility',
     colony: 'core',
     type: 'builtin',
@@ -24,8 +24,8 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
     inputSchema: SentimentInput,
     outputSchema: SentimentOutput,
     async execute ({ text }) {
-      const { sentiment, confidence } = analyzeSentiment(text)
-      return { result: { sentiment, confidence }, confidence, freshness: 0 }
+      const { sentiment, confidence, score } = analyzeSentiment(text)
+      return { result: { sentiment, confidence, score }, confidence, freshness: 0 }
     }
   })
   mountBee(fastify, bee)

@@ -5,8 +5,9 @@ import { countWords, firstWords } from './words.js'
 
 /**
  * - `summary`: the most central sentences that fit in the word budget, each copied verbatim from the text, in the
- *   text's order, joined by one space; a sentence that ends without punctuation (a title, a heading, a line of a list:
- *   the text ended it with a line break) is followed by a line break instead, so it does not run into the next one.
+ *   text's order, joined by one space. A line that ends without punctuation (a title, a heading, a line of a list: the
+ *   text ended it with a line break) is left out when the text has punctuated sentences; in a text made of such lines
+ *   each one is followed by a line break, so it does not run into the next one.
  *   When the whole text fits, it is the whole text, trimmed, with its own spacing.
  *   When not even one sentence fits, it is the first `maxWords` words of the most central sentence (still verbatim).
  * - `keyPoints`: up to five most central sentences, most central first, verbatim; one longer than `maxWords` words
@@ -47,10 +48,11 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
 
   if (countWords(text) <= maxWords) return { summary: text.trim(), keyPoints, confidence: 1 }
 
+  const candidates = summaryCandidates(sentences, ranked)
   const chosen: number[] = []
   const seen = new Set<string>()
   let budget = maxWords
-  for (const i of ranked) {
+  for (const i of candidates) {
     const sentence = sentences[i] ?? ''
     if (seen.has(sentence)) continue
     const words = countWords(sentence)
@@ -62,7 +64,7 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
   }
 
   if (chosen.length === 0) {
-    const best = ranked[0] ?? 0
+    const best = candidates[0] ?? 0
     const sentence = sentences[best] ?? ''
     return { summary: firstWords(sentence, maxWords), keyPoints, confidence: (scores[best] ?? 0) * maxWords / countWords(sentence) }
   }
@@ -84,6 +86,17 @@ function joinSentences (sentences: readonly string[]): string {
     separator = ENDS_IN_WORD.test(sentence.slice(-2)) ? '\n' : ' '
   }
   return joined
+}
+
+/**
+ * The ranked sentences the summary may take. A line without closing punctuation (a title, a heading) names the topic
+ * rather than saying something about it, so it is left out when the text has punctuated sentences; text made only of
+ * such lines (a list) is summarized from them. On the tuning part of the news set, leaving out the headline gained 0.6
+ * to 0.9 points of ROUGE-1/2/L at 150 words: no reference extract contains it.
+ */
+function summaryCandidates (sentences: readonly string[], ranked: readonly number[]): readonly number[] {
+  const punctuated = ranked.filter(i => !ENDS_IN_WORD.test((sentences[i] ?? '').slice(-2)))
+  return punctuated.length > 0 ? punctuated : ranked
 }
 
 /** Sentence indices, most central first; near-equal centralities keep text order. */

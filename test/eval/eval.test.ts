@@ -2,13 +2,16 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'tap'
-import { DEFAULT_SUMMARIES_DIR, parseEvalArgs } from '../../eval/args.js'
+import { DEFAULT_RESULTS_DIR, DEFAULT_SUMMARIES_DIR, parseEvalArgs } from '../../eval/args.js'
+import { DEFAULT_NEWS_DIR } from '../../eval/news-set.js'
 import { mapConcurrent } from '../../eval/concurrency.js'
 import { BeeHttpError, httpSentimentAnalyzer, httpSummarizer } from '../../eval/http-bees.js'
 import { tsTextRank } from '../../eval/ts-textrank.js'
 
 test('arguments: defaults are in-process, both evaluations, 16 in flight', async t => {
-  t.same(parseEvalArgs([], {}), { summariesDir: DEFAULT_SUMMARIES_DIR, concurrency: 16, only: ['sentiment', 'summaries'] })
+  t.same(parseEvalArgs([], {}), {
+    summariesDir: DEFAULT_SUMMARIES_DIR, newsDir: DEFAULT_NEWS_DIR, resultsDir: DEFAULT_RESULTS_DIR, concurrency: 16, only: ['sentiment', 'summaries']
+  })
 })
 
 test('arguments: --url with --token or APIARY_WALLET_TOKEN; the flag wins', async t => {
@@ -17,8 +20,8 @@ test('arguments: --url with --token or APIARY_WALLET_TOKEN; the flag wins', asyn
   t.equal(fromFlag.token, 'abc')
   t.equal(fromFlag.concurrency, 4)
   t.equal(parseEvalArgs(['--url', 'http://localhost:8080'], { APIARY_WALLET_TOKEN: 'env' }).token, 'env')
-  t.same(parseEvalArgs(['--summaries', '/tmp/news', '--data', '/tmp/vader', '--only', 'summaries'], {}),
-    { summariesDir: '/tmp/news', dataDir: '/tmp/vader', concurrency: 16, only: ['summaries'] })
+  t.same(parseEvalArgs(['--summaries', '/tmp/six', '--news', '/tmp/news', '--results', '/tmp/out', '--data', '/tmp/vader', '--only', 'summaries'], {}),
+    { summariesDir: '/tmp/six', newsDir: '/tmp/news', resultsDir: '/tmp/out', dataDir: '/tmp/vader', concurrency: 16, only: ['summaries'] })
 })
 
 test('arguments: mistakes are refused with a reason', async t => {
@@ -66,7 +69,9 @@ async function fakeApiary (t: { teardown: (fn: () => Promise<void>) => void }): 
       if (request.url === '/api/bees/sentiment-analyzer/execute') {
         if (token !== 'good-token') return reply(402, { error: 'Payment Required', message: 'fund a wallet' })
         const sentiment = body.text.includes('love') ? 'positive' : 'negative'
-        return reply(200, { beeId: 'sentiment-analyzer', timestamp: 'now', result: { sentiment, confidence: 0.9 }, confidence: 0.9, freshness: 0 })
+        // An older service sent no score.
+        const result = body.text.includes('scored') ? { sentiment, confidence: 0.9, score: 0.4 } : { sentiment, confidence: 0.9 }
+        return reply(200, { beeId: 'sentiment-analyzer', timestamp: 'now', result, confidence: 0.9, freshness: 0 })
       }
       if (request.url === '/api/bees/text-summarizer/execute') {
         const summary = body.text.split(' ').slice(0, body.maxLength).join(' ')
@@ -81,10 +86,11 @@ async function fakeApiary (t: { teardown: (fn: () => Promise<void>) => void }): 
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
 }
 
-test('HTTP client: sentiment sends the wallet token and returns label and confidence', async t => {
+test('HTTP client: sentiment sends the wallet token and returns label, confidence and the score if sent', async t => {
   const { baseUrl, seen } = await fakeApiary(t)
   const analyze = httpSentimentAnalyzer(baseUrl, 'good-token')
   t.same(await analyze('I love it'), { sentiment: 'positive', confidence: 0.9 })
+  t.same(await analyze('I love it, scored'), { sentiment: 'positive', confidence: 0.9, score: 0.4 })
   t.same(await analyze('meh'), { sentiment: 'negative', confidence: 0.9 })
   t.same(seen[0], { url: '/api/bees/sentiment-analyzer/execute', token: 'good-token', body: { text: 'I love it' } })
 

@@ -6,7 +6,7 @@ import { isTuningItem } from '../../eval/datasets.js'
 import { evaluateSentiment, formatSentimentTable } from '../../eval/sentiment.js'
 import {
   bandedGoldLabel, confidentHalfAccuracy, expectedCalibrationError, goldLabel, macroF1, paperPolarScores, pearson,
-  strongestRatedHalfAccuracy,
+  reliabilityBins, strongestRatedHalfAccuracy,
   type Label, type ScoredPrediction
 } from '../../eval/sentiment-metrics.js'
 
@@ -88,6 +88,21 @@ test('accuracy on the half the raters rated most strongly ignores the stated con
 test('expected calibration error', async t => {
   t.ok(Math.abs(expectedCalibrationError([prediction(1, 'positive', 0.9), prediction(1, 'negative', 0.9)]) - 0.4) < 1e-12)
   t.equal(expectedCalibrationError([prediction(1, 'positive', 1), prediction(1, 'negative', 0)]), 0)
+  // Bin 0.2-0.3: one of two right at 0.25 (gap 0.25); bin 0.8-0.9: three of four right at 0.8 and 0.85 (gap 0.075).
+  const mixed = [
+    prediction(1, 'positive', 0.2), prediction(1, 'negative', 0.3 - 1e-9),
+    prediction(1, 'positive', 0.8), prediction(-1, 'negative', 0.8), prediction(1, 'positive', 0.85), prediction(1, 'negative', 0.85)
+  ]
+  t.ok(Math.abs(expectedCalibrationError(mixed) - (2 * 0.25 + 4 * 0.075) / 6) < 1e-6)
+  t.equal(expectedCalibrationError([]), 0)
+})
+
+test('reliability bins: equal widths, counts, mean confidence and accuracy; a confidence of 1 in the last bin', async t => {
+  const bins = reliabilityBins([prediction(1, 'positive', 0.05), prediction(1, 'negative', 0.55), prediction(1, 'positive', 0.45), prediction(1, 'positive', 1)], 4)
+  t.same(bins.map(b => [b.low, b.high, b.count]), [[0, 0.25, 1], [0.25, 0.5, 1], [0.5, 0.75, 1], [0.75, 1, 1]])
+  t.same(bins.map(b => b.accuracy), [1, 1, 0, 1])
+  t.same(bins.map(b => b.meanConfidence), [0.05, 0.45, 0.55, 1])
+  t.same(reliabilityBins([], 2).map(b => b.count), [0, 0], 'empty bins are kept, with zeros')
 })
 
 test('evaluateSentiment scores the reporting half and falls back to sign(label) x confidence', async t => {
@@ -111,11 +126,15 @@ test('evaluateSentiment scores the reporting half and falls back to sign(label) 
   t.equal(row.confidentHalfAccuracy, 1)
   t.ok(row.textsPerSecond > 0)
   t.equal(row.vader.f1, 0.96)
+  t.equal(row.whole.items, 40, 'the whole set is both halves')
+  t.equal(row.whole.f1, 1)
+  t.ok(Math.abs(row.whole.r - 1) < 1e-9)
+  t.same(row.reliability.map(b => b.count), [0, 0, 0, 0, 0, 0, 0, 0, reporting, 0], 'every confidence of 0.8 in the ninth bin')
 
   const table = formatSentimentTable(rows).split('\n')
   t.equal(table.length, 3)
   t.match(table[0], /\| set \| n \| P \(VADER\)/)
-  t.match(table[2], /^\| tweets \| \d+ \| 1\.000 \(0\.99\) \|/)
+  t.match(table[2], /^\| tweets \| \d+ \| 1\.000 \(0\.99\) \|.* \| 40 \| 1\.000 \| 1\.000 \|$/)
 
   await t.rejects(evaluateSentiment(() => ({ sentiment: 'happy', confidence: 1 }), { dataDir: dir, sets: ['tweets'] }))
 })
