@@ -11,7 +11,7 @@ interface Listed { id: string, health: Health }
 const input = { text: 'buzz' }
 /** The test syncs when it means to (app.beeHealth.sync()); the timer's first turn comes after it ends. */
 const syncOnlyWhenTold = { HEALTH_SYNC_MS: '60000' }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 async function fakeBee (t: Parameters<typeof build>[0]): Promise<FakeBee> {
   const fake = await startFakeBee()
