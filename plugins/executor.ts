@@ -29,7 +29,8 @@ export default fp(async (fastify) => {
     },
     // With several instances a Bee's limit holds only if they count together.
     beeLimiter: redis === null ? new MemoryBeeLimiter() : new RedisBeeLimiter(redis),
-    metrics: fastify.metrics
+    metrics: fastify.metrics,
+    health: fastify.beeHealth.recorder
   }))
   fastify.decorateRequest('execution', null)
-}, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402', 'redis', 'metrics', 'wallet-tokens'] })
+}, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402', 'redis', 'metrics', 'wallet-tokens', 'bee-health'] })

@@ -2,6 +2,7 @@ import type { Server } from 'node:http'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import builtInBees from '../bees/index.js'
 import auth from '../plugins/auth.js'
+import beeHealth from '../plugins/bee-health.js'
 import catalog from '../plugins/catalog.js'
 import compress from '../plugins/compress.js'
 import configPlugin from '../plugins/config.js'
@@ -102,6 +103,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
 
   await fastify.register(ledger)
   await fastify.register(metrics)
+  await fastify.register(beeHealth)
   await fastify.register(redis)
   await fastify.register(walletTokens)
   // Before any route it limits: it adds its check to each route as the route is added.

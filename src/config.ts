@@ -125,6 +125,18 @@ export const ConfigSchema = Type.Object({
     description: 'Comma-separated hosts, IPs or CIDR ranges that published Bees may use although private (and over plain http).'
   }),
   CATALOG_SYNC_MS: Type.Integer({ minimum: 100, default: 1000, description: 'How often an instance checks the database for catalog changes made by others.' }),
+  HEALTH_WINDOW_MINUTES: Type.Integer({
+    minimum: 1,
+    maximum: 1440,
+    default: 60,
+    description: 'The window of every Bee\'s health figures (success rate, latency, conformance), in minutes: the last ones, the current one included.'
+  }),
+  HEALTH_SYNC_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 5000,
+    description: 'How often an instance writes the Bee runs it counted to the ledger and reads every Bee\'s health figures back.'
+  }),
   PUBLISHER_MAX_BEES: Type.Integer({ minimum: 1, default: 100, description: 'Most Bees one publisher may have published at once.' }),
   PUBLISHER_MAX_OPENAPI_BYTES: Type.Integer({
     minimum: 4096,

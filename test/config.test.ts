@@ -134,3 +134,10 @@ test('SUBSCRIPTION_BUILTIN_BEES: a JSON object from Bee id to a valid plan, or s
     t.throws(() => loadConfig({ SUBSCRIPTION_BUILTIN_BEES: value }), { message: new RegExp(`^SUBSCRIPTION_BUILTIN_BEES: .*${problem.source}`) }, value)
   }
 })
+
+test('Bee health: a window of 1 to 1440 minutes, synced every 100 ms to 60 s', async (t) => {
+  t.match(loadConfig({}), { HEALTH_WINDOW_MINUTES: 60, HEALTH_SYNC_MS: 5000 })
+  t.match(loadConfig({ HEALTH_WINDOW_MINUTES: '1440', HEALTH_SYNC_MS: '100' }), { HEALTH_WINDOW_MINUTES: 1440, HEALTH_SYNC_MS: 100 })
+  for (const value of ['0', '1441', '1.5', 'an hour']) t.throws(() => loadConfig({ HEALTH_WINDOW_MINUTES: value }), /HEALTH_WINDOW_MINUTES/, value)
+  for (const value of ['99', '60001']) t.throws(() => loadConfig({ HEALTH_SYNC_MS: value }), /HEALTH_SYNC_MS/, value)
+})

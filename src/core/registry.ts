@@ -179,8 +179,8 @@ export class Registry {
     return this.#inIdOrder()
   }
 
-  /** Active Bees matching the filter, in id order, at most `limit`, and whether more follow. */
-  list (filter: BeeFilter, limit: number): { records: BeeRecord[], more: boolean } {
+  /** Active Bees matching the filter (and `keep`, when given), in id order, at most `limit`, and whether more follow. */
+  list (filter: BeeFilter, limit: number, keep?: (record: BeeRecord) => boolean): { records: BeeRecord[], more: boolean } {
     const q = filter.q?.toLowerCase()
     const records: BeeRecord[] = []
     for (const { record } of this.#inIdOrder()) {
@@ -191,6 +191,7 @@ export class Registry {
       if (filter.ownerId !== undefined && record.ownerId !== filter.ownerId) continue
       if (filter.pricing !== undefined && record.pricing.type !== filter.pricing) continue
       if (q !== undefined && !`${record.id}\n${record.name}\n${record.description}`.toLowerCase().includes(q)) continue
+      if (keep !== undefined && !keep(record)) continue
       if (records.length === limit) return { records, more: true }
       records.push(record)
     }

@@ -80,6 +80,33 @@ export const BeeConfig = Type.Object({
   executionProvider: Type.String({ description: 'The library or upstream service that does the work.' })
 }, { description: 'How the Bee is executed.' })
 
+const NullableNumber = (options: { minimum: number, maximum?: number, description: string }) =>
+  Type.Unsafe<number | null>({ type: 'number', nullable: true, ...options })
+
+/** How a Bee has done lately, for agents to choose by (README, Bee health); nulls when nothing was counted, never a made-up figure. */
+export const BeeHealth = Type.Object({
+  windowMinutes: Type.Integer({ minimum: 1, description: 'The window the figures cover: the last HEALTH_WINDOW_MINUTES minutes, the current one included.' }),
+  calls: Type.Integer({
+    minimum: 0,
+    description: 'Runs of the Bee in the window, on every door and every instance. Calls refused before the Bee ran ' +
+      '(invalid input, 402, 429) and idempotent replays are not runs.'
+  }),
+  successRate: NullableNumber({
+    minimum: 0,
+    maximum: 1,
+    description: 'Share of the runs that answered with valid output (not an error, a timeout, an upstream failure or output ' +
+      'breaking the outputSchema), 0 to 1; null without runs in the window.'
+  }),
+  p50Ms: NullableNumber({ minimum: 0, description: 'Median run time in milliseconds (from a histogram, interpolated); null without runs.' }),
+  p95Ms: NullableNumber({ minimum: 0, description: '95th-percentile run time in milliseconds (from a histogram, interpolated); null without runs.' }),
+  conformance: NullableNumber({
+    minimum: 0,
+    maximum: 1,
+    description: 'Of the runs in which the Bee answered, the share whose answer matched its outputSchema, 0 to 1; null without such runs.'
+  })
+}, { description: 'The Bee\'s recent success rate, latency and output conformance, updated every few seconds.' })
+export type BeeHealth = Static<typeof BeeHealth>
+
 /** A JSON Schema document, served as data. */
 const JsonSchemaDocument = (description: string) => Type.Object({}, { additionalProperties: true, description })
 
@@ -99,7 +126,9 @@ export const BeeRecord = shared('Bee', Type.Object({
   colony: Type.String({ description: 'Grouping label: core for the built-in Bees.' }),
   ownerId: NullableString({ description: 'Owner reference; null for built-in Bees.' }),
   type: Type.String({ description: 'Kind of Bee: builtin (compiled into Apiary) or remote (published).' }),
-  config: BeeConfig
+  config: BeeConfig,
+  // Inline, as pricing's plan: the Bee record is compiled on its own too.
+  health: Type.Optional(Type.Object(BeeHealth.properties, { description: 'In discovery, detail and find_bees: how the Bee has done lately.' }))
 }, { description: 'A Bee: a capability with declared input and output schemas.' }))
 export type BeeRecord = Static<typeof BeeRecord>
 

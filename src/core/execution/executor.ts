@@ -1,4 +1,6 @@
 import type { ApiError } from '../errors.js'
+import type { HealthRecorder } from '../health/recorder.js'
+import { verdictOf } from '../health/verdict.js'
 import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { BeeLimiter } from '../limits/bee-limiter.js'
@@ -20,6 +22,8 @@ export interface ExecutorOptions {
   beeLimiter: BeeLimiter
   /** Told what each step did; null: nothing is counted. */
   metrics: ExecutionMetrics | null
+  /** Counts each run for the Bee's health figures (what it says about the Bee; see verdictOf). */
+  health: HealthRecorder
 }
 
 const refusedPayment = (step: Step) => !step.ok && step.error.statusCode === 402
@@ -79,18 +83,22 @@ export class Executor {
   }
 
   async run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {
-    const { metrics } = this.#options
-    if (metrics === null) return await runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
+    const { metrics, health } = this.#options
     const started = performance.now()
     let outcome: ExecutionOutcome | undefined
     try {
       outcome = await runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
       return outcome
     } finally {
-      const ok = outcome?.ok === true
-      metrics.ran(execution.bee, ok, (performance.now() - started) / 1000)
-      if (execution.hold !== null) metrics.settled(ok)
-      if (outcome !== undefined && refusedPayment(outcome)) metrics.paymentRefused((outcome as { error: ApiError }).error.code)
+      const ms = performance.now() - started
+      const verdict = verdictOf(outcome)
+      if (verdict !== null) health.record(execution.bee.record.id, verdict, ms)
+      if (metrics !== null) {
+        const ok = outcome?.ok === true
+        metrics.ran(execution.bee, ok, ms / 1000)
+        if (execution.hold !== null) metrics.settled(ok)
+        if (outcome !== undefined && refusedPayment(outcome)) metrics.paymentRefused((outcome as { error: ApiError }).error.code)
+      }
     }
   }
 

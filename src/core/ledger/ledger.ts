@@ -1,5 +1,6 @@
 import type { CatalogRepository } from './catalog/catalog-repository.js'
 import type { EarningsRepository } from './earnings/earnings-repository.js'
+import type { HealthRepository } from './health/health-repository.js'
 import type { HoldRepository } from './holds/hold-repository.js'
 import type { IdempotencyRepository } from './idempotency/idempotency-repository.js'
 import type { JournalRepository } from './journal/journal-repository.js'
@@ -34,6 +35,8 @@ export interface Ledger {
   /** Verification tokens minted from wallets, and the keys they are signed with. */
   readonly tokens: TokenRepository
   readonly signingKeys: SigningKeyRepository
+  /** Bee health counters: runs, failures, nonconforming answers and latency per Bee and minute. */
+  readonly health: HealthRepository
   ping (): Promise<void>
   close (): Promise<void>
 }

@@ -1,4 +1,5 @@
 import { earningsMigration } from './earnings/migration.js'
+import { healthMigration } from './health/migration.js'
 import { subscriptionsMigration } from './subscriptions/migration.js'
 import { subscriptionCallsMigration } from './subscriptions/calls-migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
@@ -225,7 +226,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0008_wallet_tokens': walletTokensMigration(dialect),
       '0009_earnings': earningsMigration(dialect),
       '0010_subscriptions': subscriptionsMigration(dialect),
-      '0011_subscription_calls': subscriptionCallsMigration(dialect)
+      '0011_subscription_calls': subscriptionCallsMigration(dialect),
+      '0012_bee_health': healthMigration
     })
   }
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
 import { sqlCatalogRepository } from './catalog/sql-catalog-repository.js'
 import { sqlEarningsRepository } from './earnings/sql-earnings-repository.js'
+import { sqlHealthRepository } from './health/sql-health-repository.js'
 import type { Debit } from './holds/debit.js'
 import { postgresDebit } from './holds/postgres-debit.js'
 import { sqlHoldRepository } from './holds/sql-hold-repository.js'
@@ -150,6 +151,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),
     tokens: sqlTokenRepository(db),
     signingKeys: sqlSigningKeyRepository(db, box),
+    health: sqlHealthRepository(db, dialect),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()
   }

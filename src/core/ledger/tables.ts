@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely'
+import type { LatencyColumn } from './health/columns.js'
 import type { PreparationStatus } from '../preparations/schemas.js'
 import type { BeeStatus } from '../schemas.js'
 
@@ -229,6 +230,14 @@ export interface Tables {
     returned_at: string | null
     created_at: string
   }
+  /** Bee health: runs counted per minute (since the Unix epoch) and Bee, added to by every instance. */
+  bee_health: {
+    minute: number
+    bee_id: string
+    calls: number
+    failures: number
+    nonconforming: number
+  } & Record<LatencyColumn, number>
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {
     id: Generated<number>

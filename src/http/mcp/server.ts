@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/server'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { HealthBoard } from '../../core/health/board.js'
 import type { Registry } from '../../core/registry.js'
 import { WALLET_HEADER_NAME } from '../../core/schemas.js'
 import { executionRequest, toCallResult, type CallContext } from './call.js'
@@ -9,11 +10,13 @@ import { listTools } from './list.js'
 
 export interface McpOptions {
   registry: Registry
+  /** Every Bee's recent health, for find_bees. */
+  board: HealthBoard
   execute (request: ExecutionRequest): Promise<ExecutionOutcome>
 }
 
 const instructions = 'Every Bee of the Apiary registry is a tool named by its id. Call find_bees to search the catalog ' +
-  `(by words, category or price), then call the Bee. Pay-per-use Bees need a funded wallet token in the ${WALLET_HEADER_NAME} ` +
+  `(by words, category, price or recent success rate), then call the Bee. Pay-per-use Bees need a funded wallet token in the ${WALLET_HEADER_NAME} ` +
   'HTTP header (or in the call\'s _meta as "ai.apiary/walletToken"); their price is in each tool\'s _meta "ai.apiary/pricing".'
 
 /**
@@ -21,7 +24,7 @@ const instructions = 'Every Bee of the Apiary registry is a tool named by its id
  * answer any request). The low-level server, since Bees carry JSON Schema rather than Zod.
  */
 export function mcpServer (options: McpOptions, context: CallContext, era: Era): Server {
-  const { registry, execute } = options
+  const { registry, board, execute } = options
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
     // 2025-era requests come without a session, so there is no stream to announce a change on; on
     // 2026-07-28 a client opens one with subscriptions/listen.
@@ -32,7 +35,7 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   })
   server.setRequestHandler('tools/list', (request) => listTools(registry, request.params?.cursor))
   server.setRequestHandler('tools/call', async ({ params }) => {
-    if (params.name === FIND_BEES) return findBees(registry, params.arguments, era)
+    if (params.name === FIND_BEES) return findBees(registry, board, params.arguments, era)
     const currency = registry.get(params.name)?.record.pricing.currency ?? ''
     return toCallResult(params.name, currency, await execute(executionRequest(params, context)), era)
   })

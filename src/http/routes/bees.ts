@@ -2,14 +2,14 @@ import accepts from '@fastify/accepts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { discover } from '../../core/discovery.js'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { mountGenericExecute } from '../execute-route.js'
 import { BAD_HOST, BEE_NOT_FOUND, PAGE_REFUSED } from '../refusals.js'
-import { decodeCursor, encodeCursor } from '../../core/ledger/cursors.js'
-import { BEE_ID_PATTERN, BeeIdParams, BeeList, BeeRecord, ref } from '../../core/schemas.js'
+import { BeeIdParams, BeeList, BeeRecord, ref, StringEnum, type BeeHealth } from '../../core/schemas.js'
 import { beePage } from '../markdown/bee-page.js'
 
 export const DEFAULT_PAGE = 100
@@ -20,11 +20,19 @@ const DiscoveryQuery = Type.Object({
   ownerId: Type.Optional(Type.String({ description: 'Only Bees of this owner (a publisher id).' })),
   pricing: Type.Optional(Type.String({ enum: ['free', 'pay-per-use', 'subscription'], description: 'Only Bees with this pricing type.' })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text to find in the id, name or description (case-insensitive).' })),
+  minSuccessRate: Type.Optional(Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: 'Only Bees whose health.successRate is at least this, 0 to 1; Bees without runs in the health window have none and are left out.'
+  })),
+  sort: Type.Optional(StringEnum(['id', 'reliability'], {
+    description: 'id (the default): in id order. reliability: the highest health.successRate first, then the lowest health.p95Ms; ' +
+      'Bees without runs in the health window last. A ranked page\'s cursor is an offset into the ranking, which moves as the figures do.'
+  })),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: DEFAULT_PAGE, description: `Most Bees in one page (default ${DEFAULT_PAGE}).` }),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page.' }))
 })
 
-const beeIdShape = new RegExp(BEE_ID_PATTERN)
 const JSON_TYPE = 'application/json; charset=utf-8'
 export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
 
@@ -47,10 +55,12 @@ function wantsMarkdown (request: FastifyRequest): boolean {
 const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(accepts)
   const { registry } = fastify
-  // The bare discovery answer changes only with the registry: serialized once per registry version.
-  let bare: { version: number, page: CachedText } | null = null
-  // A record object is replaced whenever its Bee changes, so a cache keyed by it never serves stale bytes.
-  const details = new WeakMap<object, CachedText>()
+  const { board } = fastify.beeHealth
+  // The bare discovery answer changes only with the registry and the health figures: serialized once per version of each.
+  let bare: { version: number, health: number, page: CachedText } | null = null
+  // A record object is replaced whenever its Bee changes, and a Bee's figures whenever they change, so a cache keyed by
+  // the record and checked against the figures never serves stale bytes.
+  const details = new WeakMap<object, { health: BeeHealth, detail: CachedText }>()
   const pages = new WeakMap<object, PerBaseUrl>()
   const pageOf = (bee: RegisteredBee, baseUrl: string) => {
     let perBase = pages.get(bee.record)
@@ -67,8 +77,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'list-bees',
       security: [],
       summary: 'List the active Bees',
-      description: 'Active Bees in id order, filtered and a page at a time. Answers carry a strong ETag: send it back in ' +
-        'If-None-Match to get 304 while nothing changed.',
+      description: 'Active Bees with their health, in id order or ranked by reliability, filtered and a page at a time. Answers ' +
+        'carry a strong ETag: send it back in If-None-Match to get 304 while nothing changed.',
       querystring: DiscoveryQuery,
       response: {
         200: BeeList,
@@ -77,16 +87,16 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const { limit, cursor, ...filter } = request.query
-    const isBare = cursor === undefined && limit === DEFAULT_PAGE && Object.values(filter).every((value) => value === undefined)
-    if (isBare && bare !== null && bare.version === registry.version) return sendCached(request, reply, bare.page, JSON_TYPE)
-    const after = cursor === undefined ? undefined : decodeCursor(cursor, beeIdShape)
-    if (after === null) throw invalidCursor()
-    const { records, more } = registry.list({ ...filter, after }, limit)
-    const last = records[records.length - 1]
-    const nextCursor = more && last !== undefined ? encodeCursor(last.id) : null
-    const page = cachedText(JSON.stringify({ bees: records, nextCursor }))
-    if (isBare) bare = { version: registry.version, page }
+    const { limit, cursor, sort, minSuccessRate, ...filter } = request.query
+    const isBare = cursor === undefined && limit === DEFAULT_PAGE && (sort ?? 'id') === 'id' && minSuccessRate === undefined &&
+      Object.values(filter).every((value) => value === undefined)
+    if (isBare && bare !== null && bare.version === registry.version && bare.health === board.version) {
+      return sendCached(request, reply, bare.page, JSON_TYPE)
+    }
+    const found = discover(registry, board, { filter, sort: sort ?? 'id', minSuccessRate, limit, cursor })
+    if (found === null) throw invalidCursor()
+    const page = cachedText(JSON.stringify(found))
+    if (isBare) bare = { version: registry.version, health: board.version, page }
     return sendCached(request, reply, page, JSON_TYPE)
   })
 
@@ -96,7 +106,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'get-bee',
       security: [],
       summary: 'Read one Bee',
-      description: 'The full record of a Bee, with its input and output schemas, pricing and description; also for ' +
+      description: 'The full record of a Bee, with its input and output schemas, pricing, description and health; also for ' +
         'inactive and deprecated Bees, whose status and statusMessage say why. With Accept: text/markdown, its Markdown ' +
         'view instead (as GET /api/bees/{id}.md); JSON is the default.',
       params: BeeIdParams,
@@ -121,12 +131,13 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (wantsMarkdown(request)) {
       return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
     }
+    const health = board.of(bee.record.id)
     let cached = details.get(bee.record)
-    if (cached === undefined) {
-      cached = cachedText(JSON.stringify(bee.record))
+    if (cached?.health !== health) {
+      cached = { health, detail: cachedText(JSON.stringify({ ...bee.record, health })) }
       details.set(bee.record, cached)
     }
-    return sendCached(request, reply, cached, JSON_TYPE)
+    return sendCached(request, reply, cached.detail, JSON_TYPE)
   })
 
   fastify.get('/bees/:id.md', {

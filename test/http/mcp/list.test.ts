@@ -139,6 +139,37 @@ test('find_bees ranks by how well the query matches, and filters by category and
   t.match(JSON.parse(refused.content[0].text), { code: 'VALIDATION_FAILED', details: [{ field: '/limit' }] })
 })
 
+test('find_bees shows each Bee\'s health, keeps those above minSuccessRate and ranks by reliability', async (t) => {
+  const { app, url } = await listening(t, { env: { ...env, HEALTH_SYNC_MS: '60000' } })
+  const [sure, shaky] = [await startFakeBee(), await startFakeBee()]
+  t.teardown(sure.close)
+  t.teardown(shaky.close)
+  const publisher = await createPublisher(app)
+  await publish(app, publisher.headers, beeBody('sure-shout', sure.url))
+  await publish(app, publisher.headers, beeBody('shaky-shout', shaky.url))
+  const run = (id: string) => app.inject({ method: 'POST', url: `/api/bees/${id}/execute`, payload: { text: 'hey' } })
+  await run('sure-shout')
+  await run('shaky-shout')
+  shaky.mode = 'error'
+  await run('shaky-shout')
+  await app.beeHealth.sync()
+  const { client } = await clients['v2 client, 2025 handshake']!(url)
+  t.teardown(() => client.close())
+  const find = async (args: Record<string, unknown>) => (await client.callTool({ name: 'find_bees', arguments: args })).structuredContent.bees as Array<Record<string, any>>
+
+  const [found] = await find({ query: 'shaky-shout', limit: 1 })
+  t.match(found!.health, { windowMinutes: 60, calls: 2, successRate: 0.5, conformance: 1, p50Ms: Number, p95Ms: Number })
+  t.same((await find({ query: 'sentiment-analyzer', limit: 1 }))[0]!.health,
+    { windowMinutes: 60, calls: 0, successRate: null, p50Ms: null, p95Ms: null, conformance: null }, 'not run: no figures')
+  t.same((await find({ query: 'shout', minSuccessRate: 0.9 })).map((bee) => bee.id), ['sure-shout'])
+  t.same((await find({ query: 'shout', sort: 'reliability' })).map((bee) => bee.id), ['sure-shout', 'shaky-shout'])
+  t.same((await find({ sort: 'reliability', limit: 3 })).map((bee) => bee.id), ['sure-shout', 'shaky-shout', 'sentiment-analyzer'],
+    'Bees not run lately last, in id order')
+  const refused = await client.callTool({ name: 'find_bees', arguments: { minSuccessRate: 2 } })
+  t.equal(refused.isError, true)
+  t.match(JSON.parse(refused.content[0].text), { code: 'VALIDATION_FAILED', details: [{ field: '/minSuccessRate' }] })
+})
+
 test('on 2026-07-28 a listening client hears that the tool list changed; 2025-era clients are promised nothing', async (t) => {
   const { app, url } = await listening(t, { env })
   const fake = await startFakeBee()
