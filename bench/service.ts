@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Server, startServer } from './children.js'
@@ -79,4 +80,19 @@ export async function capture (url: string, init: { method?: string, headers?: R
   const body = Buffer.from(await response.arrayBuffer())
   if (response.status !== 200) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${body.toString()}`)
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: body.toString('base64') }
+}
+
+/**
+ * Waits until the service's records show these many runs per Bee: a run changes the Bee's health figures, and so
+ * the discovery and detail bytes, once the instance has synced its counts (HEALTH_SYNC_MS), so the bytes the raw
+ * baseline replays are captured only then.
+ */
+export async function healthSettled (url: string, runs: Record<string, number>, limitMs = 30_000): Promise<void> {
+  const started = performance.now()
+  for (;;) {
+    const { bees } = await (await fetch(`${url}/api/bees?limit=100`)).json() as { bees: Array<{ id: string, health?: { calls: number } }> }
+    if (Object.entries(runs).every(([id, calls]) => bees.find((bee) => bee.id === id)?.health?.calls === calls)) return
+    if (performance.now() - started > limitMs) throw new Error(`the Bees' health did not show ${JSON.stringify(runs)} within ${limitMs} ms`)
+    await sleep(100)
+  }
 }
