@@ -110,6 +110,11 @@ for (const backend of backends) {
     t.match(rest.json(), { calls: [{ tokenId: agent.id, returnedAt: null }], nextCursor: null }, 'the overage call is in the wallet\'s journal, not here')
     t.match((await app.inject({ url: `${url}/calls?cursor=nonsense`, headers: owner })).json(), { code: 'INVALID_CURSOR' })
     t.equal((await app.inject({ url: `${url}/calls` })).statusCode, 401)
+    // Not a Bee id (a NUL byte, which PostgreSQL cannot even compare): not found, never a 500.
+    for (const path of ['/api/bees/%00/subscription/calls', '/api/bees/%00/subscription']) {
+      t.match((await app.inject({ url: path, headers: owner })).json(), { code: path.endsWith('calls') ? 'BEE_NOT_FOUND' : 'SUBSCRIPTION_NOT_FOUND' }, path)
+    }
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/bees/%00/subscription', headers: owner })).statusCode, 404)
 
     t.equal((await app.inject({ method: 'DELETE', url: `/api/wallet/tokens/${agent.id}`, headers: owner })).statusCode, 200)
     const revoked = await execute(app, 'sub-shouter', { text: 'hi' }, subAgent.token)
