@@ -2,7 +2,7 @@ import type { HealthBoard } from './health/board.js'
 import { byReliability, meetsSuccessRate } from './health/reliability.js'
 import { decodeCursor, encodeCursor } from './ledger/cursors.js'
 import type { BeeFilter, Registry } from './registry.js'
-import { BEE_ID_PATTERN, type BeeRecord } from './schemas.js'
+import { BEE_ID_SHAPE, type BeeRecord } from './schemas.js'
 
 export type DiscoverySort = 'id' | 'reliability'
 
@@ -21,7 +21,6 @@ export interface DiscoveryPage {
   nextCursor: string | null
 }
 
-const beeIdShape = new RegExp(BEE_ID_PATTERN)
 // A ranked page's cursor is its offset; the colon keeps it from ever reading as a Bee id, and an id as one.
 const RANK_PREFIX = 'rank:'
 const rankShape = /^rank:[1-9][0-9]{0,8}$/
@@ -53,7 +52,7 @@ export function discover (registry: Registry, board: HealthBoard, query: Discove
       nextCursor: end < ranked.length ? encodeCursor(`${RANK_PREFIX}${end}`) : null
     }
   }
-  const after = cursor === undefined ? undefined : decodeCursor(cursor, beeIdShape)
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, BEE_ID_SHAPE)
   if (after === null) return null
   const { records, more } = registry.list({ ...query.filter, after }, limit, keep)
   const last = records.at(-1)

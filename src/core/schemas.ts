@@ -36,6 +36,9 @@ export const TextInput = (purpose: string, maxChars: number) => Type.String({
 
 /** Kebab-case: also what the ledger checks before looking a Bee up (see the catalog repository). */
 export const BEE_ID_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
+export const BEE_ID_SHAPE = new RegExp(BEE_ID_PATTERN)
+/** Whether a string could be a Bee's id: anything else names no Bee, and is never looked up. */
+export const isBeeId = (id: string) => BEE_ID_SHAPE.test(id)
 
 export const BeeId = Type.String({
   pattern: BEE_ID_PATTERN,

@@ -1,7 +1,5 @@
 import { commaList } from '../comma-list.js'
-import { BEE_ID_PATTERN, MAX_CALLS_PER_MINUTE } from '../schemas.js'
-
-const beeId = new RegExp(BEE_ID_PATTERN)
+import { isBeeId, MAX_CALLS_PER_MINUTE } from '../schemas.js'
 
 /**
  * RATE_LIMIT_BUILTIN_BEES (`weather-sensor=100,sentiment-analyzer=600`) as a map from Bee id to calls per
@@ -13,7 +11,7 @@ export function parseBuiltinLimits (text: string): { limits: Map<string, number>
   for (const entry of commaList(text)) {
     const [id = '', calls = '', ...rest] = entry.split('=').map((part) => part.trim())
     const perMinute = /^[0-9]+$/.test(calls) ? Number(calls) : NaN
-    if (rest.length > 0 || !beeId.test(id) || !(perMinute >= 1 && perMinute <= MAX_CALLS_PER_MINUTE)) {
+    if (rest.length > 0 || !isBeeId(id) || !(perMinute >= 1 && perMinute <= MAX_CALLS_PER_MINUTE)) {
       problems.push(`"${entry}" is not id=calls with a Bee id and calls per minute from 1 to ${MAX_CALLS_PER_MINUTE}`)
     } else if (limits.has(id)) {
       problems.push(`${id} is listed twice`)

@@ -1,8 +1,7 @@
 import { Ajv } from 'ajv'
-import { BEE_ID_PATTERN, SubscriptionPlan } from '../schemas.js'
+import { isBeeId, SubscriptionPlan } from '../schemas.js'
 import { toMicros } from '../money.js'
 
-const beeId = new RegExp(BEE_ID_PATTERN)
 const validPlan = new Ajv({ allErrors: true, strict: false }).compile<SubscriptionPlan>(SubscriptionPlan)
 
 /**
@@ -22,7 +21,7 @@ export function parseBuiltinPlans (text: string): { plans: Map<string, Subscript
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { plans, problems: ['must be a JSON object from Bee id to plan'] }
   const problems: string[] = []
   for (const [id, plan] of Object.entries(parsed)) {
-    if (!beeId.test(id)) {
+    if (!isBeeId(id)) {
       problems.push(`"${id}" is not a Bee id`)
     } else if (!validPlan(plan)) {
       problems.push(`${id}: the plan ${(validPlan.errors ?? []).map((error) => `${error.instancePath || 'itself'} ${error.message ?? ''}`).join(', ')} ` +

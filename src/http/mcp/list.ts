@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type ListToolsResult } from '@modelcontextprotocol/server'
-import { BEE_ID_PATTERN } from '../../core/schemas.js'
+import { isBeeId } from '../../core/schemas.js'
 import type { Registry } from '../../core/registry.js'
 import { findBeesTool } from './find-bees.js'
 import { beeTool } from './tools.js'
@@ -7,14 +7,12 @@ import { beeTool } from './tools.js'
 /** Bees per page. Each tool carries both its schemas (a published Bee's may be 64 KB each), so pages stay short. */
 const PAGE_SIZE = 50
 
-const beeId = new RegExp(BEE_ID_PATTERN)
-
 /** The cursor is the last Bee id of the page, opaque to clients as the spec asks (base64url). */
 const encodeCursor = (id: string) => Buffer.from(id).toString('base64url')
 
 function decodeCursor (cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString()
-  if (!beeId.test(id) || encodeCursor(id) !== cursor) {
+  if (!isBeeId(id) || encodeCursor(id) !== cursor) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'cursor must be the nextCursor of a previous tools/list page.', { code: 'INVALID_CURSOR' })
   }
   return id

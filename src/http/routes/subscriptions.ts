@@ -5,7 +5,7 @@ import { payeeOf } from '../../core/ledger/earnings/split.js'
 import { hashSecret } from '../../core/ledger/secrets.js'
 import { fromMicros } from '../../core/money.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BEE_ID_PATTERN, BeeIdParams, PageQuery, paged, ref, type Wallet } from '../../core/schemas.js'
+import { BeeIdParams, isBeeId, PageQuery, paged, ref, type Wallet } from '../../core/schemas.js'
 import { Subscription, SubscriptionCall, toSubscription } from '../../core/subscriptions/schemas.js'
 import { walletTokenOf } from '../wallet-token.js'
 import { BEE_NOT_FOUND, BODY_NOT_JSON, NO_HOST, PAGE_REFUSED, refusal } from '../refusals.js'
@@ -13,13 +13,6 @@ import { BEE_NOT_FOUND, BODY_NOT_JSON, NO_HOST, PAGE_REFUSED, refusal } from '..
 const SUBSCRIPTION = ref(Subscription)
 const WALLET_REQUIRED = refusal('Missing or unknown wallet token.', ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND'], { name: 'WalletTokenRequired' })
 const NOT_SUBSCRIBED = refusal('The wallet has no live subscription to this Bee.', ['SUBSCRIPTION_NOT_FOUND'], { name: 'SubscriptionNotFound' })
-
-/**
- * A subscription only ever exists for a Bee id, so any other string (a NUL byte, say, which PostgreSQL cannot
- * even compare) is not looked up: it is not found. The calls stay readable after their Bee is gone.
- */
-const beeIdShape = new RegExp(BEE_ID_PATTERN)
-const isBeeId = (id: string) => beeIdShape.test(id)
 
 const notSubscribed = (id: string) => new ApiError(404, 'SUBSCRIPTION_NOT_FOUND', `Your wallet has no live subscription to ${id}.`)
 
@@ -76,6 +69,7 @@ const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: { ...common, operationId: 'get-subscription', summary: 'Read your subscription', response: { 200: SUBSCRIPTION, 400: NO_HOST, 401: WALLET_REQUIRED, 404: NOT_SUBSCRIBED } },
     onRequest: fastify.requireWalletHolder
   }, async (request) => {
+    // Subscriptions exist only for Bee ids: anything else (a NUL byte, which PostgreSQL cannot even compare) is not looked up.
     if (!isBeeId(request.params.id)) throw notSubscribed(request.params.id)
     const live = await ledger.subscriptions.live(walletOf(request).id, request.params.id)
     if (live === null) throw notSubscribed(request.params.id)

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { JsonObject } from '../../publishing/json-schema.js'
-import { BEE_ID_PATTERN, type SubscriptionPlan } from '../../schemas.js'
+import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { CatalogRepository, StoredBee } from './catalog-repository.js'
@@ -60,8 +60,6 @@ const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: Secre
   updatedAt: row.updated_at
 })
 
-const beeIdShape = new RegExp(BEE_ID_PATTERN)
-
 /**
  * The catalog over Kysely (the same queries serve SQLite and PostgreSQL); signing secrets are sealed by
  * `box` on the way in and opened on the way out.
@@ -95,7 +93,7 @@ export function sqlCatalogRepository (db: Kysely<Tables>, box: SecretBox): Catal
     },
 
     async rotateSigningSecret (id, secret, previousUntil) {
-      if (!beeIdShape.test(id)) return false
+      if (!isBeeId(id)) return false
       // One statement: the secret replaced is the one stored at that moment, whatever else rotates it concurrently.
       // Both columns are sealed for the same Bee, so the replaced ciphertext moves as it is. The version
       // moves so every instance reloads the Bee with its new secret.
@@ -145,7 +143,7 @@ export function sqlCatalogRepository (db: Kysely<Tables>, box: SecretBox): Catal
 
     async publishedBee (id) {
       // An id no Bee can have is not looked up: PostgreSQL refuses text with NUL bytes outright.
-      if (!beeIdShape.test(id)) return null
+      if (!isBeeId(id)) return null
       const row = await db.selectFrom('published_bees').selectAll().where('id', '=', id).executeTakeFirst()
       return row === undefined ? null : fromRow(row, box)
     },

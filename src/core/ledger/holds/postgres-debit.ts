@@ -67,6 +67,8 @@ const CAPTURE_SQL = `
   )
   SELECT id FROM entry`
 
+const NOT_FOUND = { ok: false, reason: 'TOKEN_NOT_FOUND' } as const
+
 /** `feeBps`: PLATFORM_FEE_BPS, the operator's share of a published Bee's sale. */
 export function postgresDebit (pool: Pool, feeBps: number): Debit {
   const holdValues = (request: HoldRequest, payer: string) => [
@@ -88,12 +90,12 @@ export function postgresDebit (pool: Pool, feeBps: number): Debit {
         await client.query('BEGIN')
         const { rows: lineage } = await client.query<TokenRow>({ name: 'apiary-token-lineage', text: LINEAGE_SQL, values: [payer.id] })
         const own = lineage.find((row) => row.id === payer.id)
-        const refused = own === undefined ? { ok: false, reason: 'TOKEN_NOT_FOUND' } as const : tokenRefusal(lineage, request, payer, new Date().toISOString())
-        if (own === undefined || refused !== null) {
+        const refused = own === undefined ? NOT_FOUND : tokenRefusal(lineage, request, payer, new Date().toISOString())
+        if (refused !== null) {
           await client.query('ROLLBACK')
-          return refused ?? { ok: false, reason: 'TOKEN_NOT_FOUND' }
+          return refused
         }
-        walletId = own.wallet_id
+        walletId = (own as TokenRow).wallet_id
         const { rows } = await client.query<Debited>({
           name: 'apiary-token-hold', text: TOKEN_HOLD_SQL, values: [...holdValues(request, walletId), lineage.map((row) => row.id), payer.id]
         })
