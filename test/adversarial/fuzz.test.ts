@@ -20,8 +20,8 @@ function seedFor (operation: Operation): number {
   return hash
 }
 
-/** The doors that speak JSON-RPC, by their tag in the document. */
-const isJsonRpc = (operation: Operation) => operation.operation.tags?.some((tag) => tag === 'mcp' || tag === 'a2a') === true
+/** The doors that speak JSON-RPC: POST /mcp and POST /a2a (the agent card, tagged a2a too, answers the standard body). */
+const isJsonRpc = (operation: Operation) => operation.method === 'POST' && (operation.template === '/mcp' || operation.template === '/a2a')
 
 /** Why the answer breaks the contract, or null: no 5xx, and every error in the standard shape (JSON-RPC's on its doors). */
 function problemOf (operation: Operation, response: RawResponse): string | null {
