@@ -14,7 +14,10 @@ declare module 'fastify' {
   }
 }
 
-/** Wires the catalog sync: at start, every CATALOG_SYNC_MS, and at once after a change on this instance. */
+/**
+ * Wires the catalog sync: at start, when another instance notifies a change (PostgreSQL), every
+ * CATALOG_SYNC_MS (the fallback), and at once after a change on this instance.
+ */
 export default fp(async (fastify) => {
   const { config, registry, ledger } = fastify
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
@@ -22,13 +25,17 @@ export default fp(async (fastify) => {
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
   fastify.decorate('catalog', { egress, refresh: () => sync.refresh() })
 
-  fastify.addHook('onReady', async () => { await sync.refresh() })
+  fastify.addHook('onReady', async () => {
+    await sync.listen()
+    await sync.refresh()
+  })
   const poll = setInterval(() => {
-    sync.refresh().catch((error: unknown) => fastify.log.warn({ err: error }, 'catalog sync failed'))
+    sync.listen().then(() => sync.refresh()).catch((error: unknown) => fastify.log.warn({ err: error }, 'catalog sync failed'))
   }, config.CATALOG_SYNC_MS)
   poll.unref()
   fastify.addHook('onClose', async () => {
     clearInterval(poll)
+    await sync.close()
     await proxy.close()
   })
 }, { name: 'catalog', dependencies: ['config', 'ledger', 'registry'] })

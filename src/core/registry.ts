@@ -4,7 +4,7 @@ import type { Static, TSchema } from 'typebox'
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
 import { toMicros } from './money.js'
 import type { BeeRecord, BeeStatus, Pricing, SubscriptionPlan } from './schemas.js'
-import { compileBodySchema } from './validation.js'
+import { checkBodySchema, compileBodySchema, lazyValidator } from './validation.js'
 
 /** What a Bee's handler returns; the pipeline wraps it in Honey. */
 export interface BeeOutcome<Result> {
@@ -130,6 +130,8 @@ export class Registry {
     const plan = planMicros(definition)
     const paid = definition.pricing.type !== 'free'
     const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute, ...metadata } = definition
+    checkBodySchema(inputSchema)
+    checkBodySchema(outputSchema)
     const entry: RegisteredBee = {
       record: {
         ...metadata,
@@ -145,9 +147,9 @@ export class Registry {
       paid,
       priceMicros,
       plan,
-      // Compiled anew for every version, and freed with it (see compileBodySchema).
-      validateInput: compileBodySchema(inputSchema),
-      validateOutput: compileBodySchema(outputSchema),
+      // Compiled on the version's first call (not for the whole catalog at start, nor at every change), and freed with it (see compileBodySchema).
+      validateInput: lazyValidator(() => compileBodySchema(inputSchema)),
+      validateOutput: lazyValidator(() => compileBodySchema(outputSchema)),
       remote,
       callsPerMinute: (remote ? undefined : this.#builtinLimits.get(definition.id)) ?? callsPerMinute ?? null
     }
