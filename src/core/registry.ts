@@ -69,7 +69,6 @@ export interface BeeFilter {
   colony?: string | undefined
   ownerId?: string | undefined
   pricing?: string | undefined
-  q?: string | undefined
   /** Only Bees with an id after this one (cursor pagination in id order). */
   after?: string | undefined
 }
@@ -183,7 +182,6 @@ export class Registry {
 
   /** Active Bees matching the filter (and `keep`, when given), in id order, at most `limit`, and whether more follow. */
   list (filter: BeeFilter, limit: number, keep?: (record: BeeRecord) => boolean): { records: BeeRecord[], more: boolean } {
-    const q = filter.q?.toLowerCase()
     const records: BeeRecord[] = []
     for (const { record } of this.#inIdOrder()) {
       if (record.status !== 'active') continue
@@ -192,7 +190,6 @@ export class Registry {
       if (filter.colony !== undefined && record.colony !== filter.colony) continue
       if (filter.ownerId !== undefined && record.ownerId !== filter.ownerId) continue
       if (filter.pricing !== undefined && record.pricing.type !== filter.pricing) continue
-      if (q !== undefined && !`${record.id}\n${record.name}\n${record.description}`.toLowerCase().includes(q)) continue
       if (keep !== undefined && !keep(record)) continue
       if (records.length === limit) return { records, more: true }
       records.push(record)

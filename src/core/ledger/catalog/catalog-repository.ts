@@ -100,10 +100,10 @@ export interface CatalogRepository {
    */
   watch (onChange: () => void, onError: (error: Error) => void): Promise<() => Promise<void>>
   /**
-   * Active and inactive Bees alike whose text matches every word of the query (stemmed), best first, at
-   * most `limit`; the database's own full-text engine ranks them.
+   * Active and inactive Bees alike whose text matches every word of the query (`all`) or any (`any`),
+   * each as itself or its stem, best first, at most `limit`; the database's own full-text engine ranks them.
    */
-  search (query: string, limit: number): Promise<SearchHit[]>
+  search (query: string, match: 'all' | 'any', limit: number): Promise<SearchHit[]>
   /** Indexes the built-in Bees' text for search (they live in code, not in published_bees). */
   indexBuiltins (texts: SearchText[]): Promise<void>
   publishedBee (id: string): Promise<StoredBee | null>

@@ -76,8 +76,10 @@ const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: Secre
 
 const textOf = (bee: SearchText): SearchText => ({ id: bee.id, name: bee.name, category: bee.category, colony: bee.colony, description: bee.description })
 
-/** The words of a query as an FTS5 query: each quoted (no operator syntax), all required, as websearch_to_tsquery does. */
-const fts5Query = (query: string) => query.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0).map((word) => `"${word}"`).join(' ')
+const wordsOf = (query: string) => query.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0)
+
+/** The words of a query as an FTS5 query: each quoted (no operator syntax), all required as websearch_to_tsquery does, or any. */
+const fts5Query = (query: string, match: 'all' | 'any') => wordsOf(query).map((word) => `"${word}"`).join(match === 'all' ? ' ' : ' OR ')
 
 /**
  * The catalog over Kysely (the same queries serve SQLite and PostgreSQL); signing secrets are sealed by
@@ -196,21 +198,23 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
 
     watch: (onChange, onError) => notifications.listen(onChange, onError),
 
-    async search (query, limit) {
+    async search (query, match, limit) {
       if (dialect === 'postgres') {
+        // websearch_to_tsquery takes anything a person types; its "or" joins the words for `any`.
+        const text = match === 'all' ? query : wordsOf(query).join(' or ')
         const { rows } = await sql<{ id: string, relevance: number }>`
           SELECT id, ts_rank_cd(document, query) AS relevance
-          FROM catalog_search, websearch_to_tsquery('english', ${query}) AS query
+          FROM catalog_search, websearch_to_tsquery('english', ${text}) AS query
           WHERE document @@ query ORDER BY relevance DESC, id LIMIT ${limit}`.execute(db)
         return rows.map((row): SearchHit => ({ id: row.id, relevance: Number(row.relevance) }))
       }
-      const match = fts5Query(query)
-      if (match === '') return []
+      const expression = fts5Query(query, match)
+      if (expression === '') return []
       // bm25() is lower for a better match; the weights follow the columns: id, name, category, colony, description.
       const { rows } = await sql<{ id: string, rank: number }>`
         SELECT id, bm25(catalog_search, 5.0, 5.0, 2.0, 2.0, 1.0) AS rank FROM catalog_search
-        WHERE catalog_search MATCH ${match} ORDER BY rank, id LIMIT ${limit}`.execute(db)
-      return rows.map((row): SearchHit => ({ id: row.id, relevance: -Number(row.rank) }))
+        WHERE catalog_search MATCH ${expression} ORDER BY rank, id LIMIT ${limit}`.execute(db)
+      return rows.map((row): SearchHit => ({ id: row.id, relevance: Math.max(0, -Number(row.rank)) }))
     },
 
     async indexBuiltins (texts) {
