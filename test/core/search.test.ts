@@ -21,7 +21,7 @@ for (const backend of backends) {
     t.same(await ids('q=Glacier%20POLLEN'), ['glacier-pollen', 'pollen-forecast'], 'any case')
     t.same(await ids('q=pollen glacier&sort=id'), ['glacier-pollen', 'pollen-forecast'], 'the same matches in id order when asked')
     t.same(await ids('q=counting glaciers'), ['glacier-pollen'], 'another form of the words')
-    t.same(await ids('q=summarizes'), ['text-summarizer'], 'built-in Bees are searched too')
+    t.same(await ids('q=summarizes%20text'), ['text-summarizer'], 'built-in Bees are searched too (the example in docs/catalog.md)')
     t.same((await ids('q=pollen glacier noise')).sort(), ['city-noise', 'glacier-pollen', 'pollen-forecast'], 'when no Bee has every word, those with any')
     t.same(await ids('q=zebra'), [], 'a word no Bee has matches nothing')
     t.same(await ids('q=pollen&limit=1'), ['glacier-pollen'])
