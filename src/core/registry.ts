@@ -98,7 +98,10 @@ export class Registry {
   readonly #bees = new Map<string, RegisteredBee>()
   readonly #builtinLimits: ReadonlyMap<string, number>
   readonly #builtinPlans: ReadonlyMap<string, SubscriptionPlan>
-  #sorted: RegisteredBee[] | null = null
+  /** Every entry in id order, kept so by each change. */
+  #sorted: RegisteredBee[] = []
+  /** Whether #sorted was handed out: the next change then works on a copy, so a list handed out never moves under its reader. */
+  #shared = false
   #version = 0
   readonly #listeners = new Set<() => void>()
 
@@ -153,6 +156,7 @@ export class Registry {
       callsPerMinute: (remote ? undefined : this.#builtinLimits.get(definition.id)) ?? callsPerMinute ?? null
     }
     this.#bees.set(definition.id, entry)
+    this.#place(definition.id, entry)
     this.#changed()
     return entry
   }
@@ -168,7 +172,31 @@ export class Registry {
   }
 
   remove (id: string): void {
-    if (this.#bees.delete(id)) this.#changed()
+    if (!this.#bees.delete(id)) return
+    this.#place(id, null)
+    this.#changed()
+  }
+
+  /**
+   * Puts `entry` at its id's place in the id order (null: takes the id out): a binary search and a splice (at the
+   * end when Bees come in id order, as a catalog loads), where sorting the whole catalog again after every change
+   * cost O(n log n) per publish.
+   */
+  #place (id: string, entry: RegisteredBee | null): void {
+    if (this.#shared) {
+      this.#sorted = [...this.#sorted]
+      this.#shared = false
+    }
+    const sorted = this.#sorted
+    let [low, high] = [0, sorted.length]
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((sorted[middle] as RegisteredBee).record.id < id) low = middle + 1
+      else high = middle
+    }
+    const present = sorted[low]?.record.id === id
+    if (entry === null) sorted.splice(low, present ? 1 : 0)
+    else sorted.splice(low, present ? 1 : 0, entry)
   }
 
   get (id: string): RegisteredBee | undefined {
@@ -177,13 +205,14 @@ export class Registry {
 
   /** Every registered Bee, whatever its status, in id order. */
   all (): readonly RegisteredBee[] {
-    return this.#inIdOrder()
+    this.#shared = true
+    return this.#sorted
   }
 
   /** Active Bees matching the filter (and `keep`, when given), in id order, at most `limit`, and whether more follow. */
   list (filter: BeeFilter, limit: number, keep?: (record: BeeRecord) => boolean): { records: BeeRecord[], more: boolean } {
     const records: BeeRecord[] = []
-    for (const { record } of this.#inIdOrder()) {
+    for (const { record } of this.#sorted) {
       if (record.status !== 'active') continue
       if (filter.after !== undefined && record.id <= filter.after) continue
       if (filter.category !== undefined && record.category !== filter.category) continue
@@ -197,11 +226,6 @@ export class Registry {
     return { records, more: false }
   }
 
-  #inIdOrder (): RegisteredBee[] {
-    this.#sorted ??= [...this.#bees.values()].sort((a, b) => a.record.id < b.record.id ? -1 : 1)
-    return this.#sorted
-  }
-
   /** Calls `listener` after every change (a door announcing it, say); returns what unsubscribes it. */
   onChange (listener: () => void): () => void {
     this.#listeners.add(listener)
@@ -209,7 +233,6 @@ export class Registry {
   }
 
   #changed (): void {
-    this.#sorted = null
     this.#version++
     for (const listener of this.#listeners) listener()
   }

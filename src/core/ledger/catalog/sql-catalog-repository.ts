@@ -184,7 +184,8 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
       // The version is read first: every change up to it has committed, and one committed meanwhile is read again next time.
       const current = await version()
       const [rows, removals, states] = await Promise.all([
-        db.selectFrom('published_bees').selectAll().where('change_seq', '>', after).orderBy('change_seq').execute(),
+        // In id order: the registry then places each Bee at the end of its list, as a whole catalog loads.
+        db.selectFrom('published_bees').selectAll().where('change_seq', '>', after).orderBy('id').execute(),
         db.selectFrom('catalog_removals').select('id').where('change_seq', '>', after).execute(),
         db.selectFrom('builtin_bee_states').selectAll().where('change_seq', '>', after).execute()
       ])
