@@ -16,21 +16,26 @@ async function within (ms: number, check: () => Promise<boolean>): Promise<numbe
   return await check() ? Date.now() - started : null
 }
 
+/** Two instances on one database (with a fake upstream for their Bees), and a publisher made on the first. */
+async function twoInstances (t: Parameters<typeof build>[0], databaseUrl: string, syncMs: string) {
+  const fake = await startFakeBee()
+  t.teardown(fake.close)
+  const env = { DATABASE_URL: databaseUrl, EGRESS_ALLOWLIST: '127.0.0.1', CATALOG_SYNC_MS: syncMs }
+  const one = await build(t, { env })
+  const two = await build(t, { env })
+  return { fake, one, two, publisher: await createPublisher(one) }
+}
+
 const nameOn = async (app: App, id: string) => {
   const response = await app.inject(`/api/bees/${id}`)
   return response.statusCode === 200 ? response.json<{ name: string }>().name : null
 }
 
 test('PostgreSQL: a publish, a change and a removal on one instance are served by another at once (NOTIFY)', { skip: postgresSkip }, async (t) => {
-  const fake = await startFakeBee()
-  t.teardown(fake.close)
   const backend = await postgresBackend()
   t.teardown(backend.drop)
   // A poll this slow cannot be what carries the changes within a second: the notification does.
-  const env = { DATABASE_URL: backend.url, EGRESS_ALLOWLIST: '127.0.0.1', CATALOG_SYNC_MS: '60000' }
-  const one = await build(t, { env })
-  const two = await build(t, { env })
-  const publisher = await createPublisher(one)
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '60000')
 
   await publish(one, publisher.headers, beeBody('traveller', fake.url))
   t.not(await within(1000, async () => await nameOn(two, 'traveller') === 'Shouter traveller'), null, 'published on one, served by the other')
@@ -46,14 +51,9 @@ test('PostgreSQL: a publish, a change and a removal on one instance are served b
 })
 
 test('PostgreSQL: a change whose notification is lost is served by the poll', { skip: postgresSkip }, async (t) => {
-  const fake = await startFakeBee()
-  t.teardown(fake.close)
   const backend = await postgresBackend()
   t.teardown(backend.drop)
-  const env = { DATABASE_URL: backend.url, EGRESS_ALLOWLIST: '127.0.0.1', CATALOG_SYNC_MS: '200' }
-  const one = await build(t, { env })
-  const two = await build(t, { env })
-  const publisher = await createPublisher(one)
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '200')
   await publish(one, publisher.headers, beeBody('quiet', fake.url))
   t.not(await within(1000, async () => await nameOn(two, 'quiet') !== null), null)
 
@@ -72,14 +72,9 @@ test('PostgreSQL: a change whose notification is lost is served by the poll', { 
 })
 
 test('SQLite: instances on one file see each other\'s removals by the poll', async (t) => {
-  const fake = await startFakeBee()
-  t.teardown(fake.close)
   const backend = sqliteBackend()
   t.teardown(backend.drop)
-  const env = { DATABASE_URL: backend.url, EGRESS_ALLOWLIST: '127.0.0.1', CATALOG_SYNC_MS: '100' }
-  const one = await build(t, { env })
-  const two = await build(t, { env })
-  const publisher = await createPublisher(one)
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '100')
   await publish(one, publisher.headers, beeBody('brief', fake.url))
   t.not(await within(1000, async () => await nameOn(two, 'brief') !== null), null)
   t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/brief', headers: publisher.headers })).statusCode, 204)
