@@ -4,6 +4,8 @@ import { isPostgresUrl } from './postgres.js'
 
 export interface BenchOptions {
   quick: boolean
+  /** The catalog at scale instead of the request scenarios (see bench/catalog.ts). */
+  catalog: boolean
   load: LoadSettings
   coldStarts: number
   /** The fixed offered load (req/s) at which latency is measured below saturation. */
@@ -17,11 +19,13 @@ export interface BenchOptions {
 }
 
 export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration SECONDS] [--connections N] [--rate N]
-                        [--only WORD[,WORD…]] [--cpu-prof DIR]
+                        [--only WORD[,WORD…]] [--cpu-prof DIR] [--catalog]
   --rate         the fixed offered load, in req/s, at which latency is measured (default 500)
   --quick        1 round of 1.5 s per side and 2 cold starts; writes bench/RESULTS.quick.md
   --only         run only the scenarios whose title contains a word (e.g. --only paid); writes no results file
   --cpu-prof     run the service with node --cpu-prof into DIR (skews timings); writes no results file
+  --catalog      the catalog at scale: 100,000 Bees on PostgreSQL, 10,000 on SQLite (2,000 with --quick), seeded with SQL,
+                 a tenth published through the API by 8 publishers; fails if publishing slows or RSS passes 250 MB
 With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL, against a bare pg
 client, with other pool sizes and with two instances (the last two not with --quick).`
 
@@ -43,6 +47,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     args: argv,
     options: {
       quick: { type: 'boolean', default: false },
+      catalog: { type: 'boolean', default: false },
       rounds: { type: 'string' },
       duration: { type: 'string' },
       connections: { type: 'string' },
@@ -58,6 +63,7 @@ export function parseOptions (argv: string[]): BenchOptions {
   const databaseUrl = process.env.DATABASE_URL
   return {
     quick,
+    catalog: values.catalog === true,
     load: {
       connections: Math.round(positive('connections', values.connections, 50)),
       rounds: Math.round(positive('rounds', values.rounds, quick ? 1 : 3)),

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { catalogBench } from './catalog.js'
 import { peakRssBytes, startServer, stopAll } from './children.js'
 import { coldStart } from './cold-start.js'
 import { type Comparison, compare, compareRuns, fire, fireTogether, type Target } from './load.js'
@@ -51,6 +52,8 @@ async function latencyAt (title: string, target: Target, options: BenchOptions, 
   results.offered.push({ title, rate, side })
   results.problems.push(...failures(`${title} at ${rate} req/s`, 'Apiary', side))
 }
+
+const nodeFlagsOf = (options: BenchOptions) => options.cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(options.cpuProfDir)}`]
 
 const selected = (options: BenchOptions, title: string) =>
   options.only === null || options.only.some((word) => title.includes(word))
@@ -109,7 +112,7 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
   const results: Results = {
     date: new Date(), command: options.command, load: options.load, scenarios: [], offered: [], peakRssBytes: null, coldStart: null, skipped: [], problems: []
   }
-  const nodeFlags = options.cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(options.cpuProfDir)}`]
+  const nodeFlags = nodeFlagsOf(options)
 
   const [service, metered] = await Promise.all([
     startService({ name: 'apiary', databaseUrl: join(dir, 'ledger.db'), dir, nodeFlags }),
@@ -194,6 +197,7 @@ async function main (): Promise<number> {
     })
   }
   try {
+    if (options.catalog) return await catalogBench(options.quick, dir, nodeFlagsOf(options))
     const results = await bench(options, dir)
     const markdown = renderResults(results)
     console.log(markdown)

@@ -7,7 +7,7 @@ import { type Server, startServer } from './children.js'
 /** One admin token per run: it only ever reaches child processes of this run. */
 const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`
 /** Likewise the key of signing secrets at rest, which PostgreSQL requires. */
-const SECRETS_KEY = randomBytes(32).toString('base64')
+export const SECRETS_KEY = randomBytes(32).toString('base64')
 /** 1e9 sentiment calls at the default price: a run can never drain it into a 402 storm. */
 const WALLET_BALANCE = 1_000_000
 const SERVER_SCRIPT = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
@@ -95,4 +95,15 @@ export async function healthSettled (url: string, runs: Record<string, number>, 
     if (performance.now() - started > limitMs) throw new Error(`the Bees' health did not show ${JSON.stringify(runs)} within ${limitMs} ms`)
     await sleep(100)
   }
+}
+
+/** Creates a publisher through the admin API and returns its id and key. */
+export async function createPublisher (url: string, name: string): Promise<{ id: string, key: string }> {
+  const response = await fetch(`${url}/api/publishers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${name}@example.com`, name })
+  })
+  if (response.status !== 201) throw new Error(`creating a publisher answered ${response.status}: ${await response.text()}`)
+  return await response.json() as { id: string, key: string }
 }

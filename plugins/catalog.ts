@@ -3,6 +3,7 @@ import { commaList } from '../src/core/comma-list.js'
 import { CatalogSync } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
+import { type CatalogSearch, catalogSearch } from '../src/core/search.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -10,25 +11,36 @@ declare module 'fastify' {
       egress: EgressPolicy
       /** Brings the registry in line with the database: published Bees and built-in statuses. */
       refresh (): Promise<void>
+      /** The catalog's search (the database's full-text engine), for every door. */
+      search: CatalogSearch
     }
   }
 }
 
-/** Wires the catalog sync: at start, every CATALOG_SYNC_MS, and at once after a change on this instance. */
+/**
+ * Wires the catalog sync: at start, when another instance notifies a change (PostgreSQL), every
+ * CATALOG_SYNC_MS (the fallback), and at once after a change on this instance.
+ */
 export default fp(async (fastify) => {
   const { config, registry, ledger } = fastify
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
-  fastify.decorate('catalog', { egress, refresh: () => sync.refresh() })
+  fastify.decorate('catalog', { egress, refresh: () => sync.refresh(), search: catalogSearch(ledger.catalog) })
 
-  fastify.addHook('onReady', async () => { await sync.refresh() })
+  fastify.addHook('onReady', async () => {
+    // Only the built-in Bees are registered yet: they live in code, so each start indexes their text.
+    await ledger.catalog.indexBuiltins(registry.all().filter((bee) => !bee.remote).map((bee) => bee.record))
+    await sync.listen()
+    await sync.refresh()
+  })
   const poll = setInterval(() => {
-    sync.refresh().catch((error: unknown) => fastify.log.warn({ err: error }, 'catalog sync failed'))
+    sync.listen().then(() => sync.refresh()).catch((error: unknown) => fastify.log.warn({ err: error }, 'catalog sync failed'))
   }, config.CATALOG_SYNC_MS)
   poll.unref()
   fastify.addHook('onClose', async () => {
     clearInterval(poll)
+    await sync.close()
     await proxy.close()
   })
 }, { name: 'catalog', dependencies: ['config', 'ledger', 'registry'] })

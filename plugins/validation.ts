@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { refuseNonFinite } from '../src/http/finite-numbers.js'
 import { bodyAjv, stringAjv } from '../src/core/validation.js'
-import { lazyValidator } from '../src/http/lazy-compilers.js'
+import { lazyValidator } from '../src/core/validation.js'
 
 /**
  * Route schemas are compiled (on first use, see lazyValidator) with our own Ajv instances: bodies strictly (no type coercion),

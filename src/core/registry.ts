@@ -4,7 +4,7 @@ import type { Static, TSchema } from 'typebox'
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
 import { toMicros } from './money.js'
 import type { BeeRecord, BeeStatus, Pricing, SubscriptionPlan } from './schemas.js'
-import { compileBodySchema } from './validation.js'
+import { checkBodySchema, compileBodySchema, lazyValidator } from './validation.js'
 
 /** What a Bee's handler returns; the pipeline wraps it in Honey. */
 export interface BeeOutcome<Result> {
@@ -69,7 +69,6 @@ export interface BeeFilter {
   colony?: string | undefined
   ownerId?: string | undefined
   pricing?: string | undefined
-  q?: string | undefined
   /** Only Bees with an id after this one (cursor pagination in id order). */
   after?: string | undefined
 }
@@ -99,7 +98,10 @@ export class Registry {
   readonly #bees = new Map<string, RegisteredBee>()
   readonly #builtinLimits: ReadonlyMap<string, number>
   readonly #builtinPlans: ReadonlyMap<string, SubscriptionPlan>
-  #sorted: RegisteredBee[] | null = null
+  /** Every entry in id order, kept so by each change. */
+  #sorted: RegisteredBee[] = []
+  /** Whether #sorted was handed out: the next change then works on a copy, so a list handed out never moves under its reader. */
+  #shared = false
   #version = 0
   readonly #listeners = new Set<() => void>()
 
@@ -130,6 +132,8 @@ export class Registry {
     const plan = planMicros(definition)
     const paid = definition.pricing.type !== 'free'
     const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute, ...metadata } = definition
+    checkBodySchema(inputSchema)
+    checkBodySchema(outputSchema)
     const entry: RegisteredBee = {
       record: {
         ...metadata,
@@ -145,13 +149,14 @@ export class Registry {
       paid,
       priceMicros,
       plan,
-      // Compiled anew for every version, and freed with it (see compileBodySchema).
-      validateInput: compileBodySchema(inputSchema),
-      validateOutput: compileBodySchema(outputSchema),
+      // Compiled on the version's first call (not for the whole catalog at start, nor at every change), and freed with it (see compileBodySchema).
+      validateInput: lazyValidator(() => compileBodySchema(inputSchema)),
+      validateOutput: lazyValidator(() => compileBodySchema(outputSchema)),
       remote,
       callsPerMinute: (remote ? undefined : this.#builtinLimits.get(definition.id)) ?? callsPerMinute ?? null
     }
     this.#bees.set(definition.id, entry)
+    this.#place(definition.id, entry)
     this.#changed()
     return entry
   }
@@ -167,7 +172,31 @@ export class Registry {
   }
 
   remove (id: string): void {
-    if (this.#bees.delete(id)) this.#changed()
+    if (!this.#bees.delete(id)) return
+    this.#place(id, null)
+    this.#changed()
+  }
+
+  /**
+   * Puts `entry` at its id's place in the id order (null: takes the id out): a binary search and a splice (at the
+   * end when Bees come in id order, as a catalog loads), where sorting the whole catalog again after every change
+   * cost O(n log n) per publish.
+   */
+  #place (id: string, entry: RegisteredBee | null): void {
+    if (this.#shared) {
+      this.#sorted = [...this.#sorted]
+      this.#shared = false
+    }
+    const sorted = this.#sorted
+    let [low, high] = [0, sorted.length]
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((sorted[middle] as RegisteredBee).record.id < id) low = middle + 1
+      else high = middle
+    }
+    const present = sorted[low]?.record.id === id
+    if (entry === null) sorted.splice(low, present ? 1 : 0)
+    else sorted.splice(low, present ? 1 : 0, entry)
   }
 
   get (id: string): RegisteredBee | undefined {
@@ -176,31 +205,25 @@ export class Registry {
 
   /** Every registered Bee, whatever its status, in id order. */
   all (): readonly RegisteredBee[] {
-    return this.#inIdOrder()
+    this.#shared = true
+    return this.#sorted
   }
 
   /** Active Bees matching the filter (and `keep`, when given), in id order, at most `limit`, and whether more follow. */
   list (filter: BeeFilter, limit: number, keep?: (record: BeeRecord) => boolean): { records: BeeRecord[], more: boolean } {
-    const q = filter.q?.toLowerCase()
     const records: BeeRecord[] = []
-    for (const { record } of this.#inIdOrder()) {
+    for (const { record } of this.#sorted) {
       if (record.status !== 'active') continue
       if (filter.after !== undefined && record.id <= filter.after) continue
       if (filter.category !== undefined && record.category !== filter.category) continue
       if (filter.colony !== undefined && record.colony !== filter.colony) continue
       if (filter.ownerId !== undefined && record.ownerId !== filter.ownerId) continue
       if (filter.pricing !== undefined && record.pricing.type !== filter.pricing) continue
-      if (q !== undefined && !`${record.id}\n${record.name}\n${record.description}`.toLowerCase().includes(q)) continue
       if (keep !== undefined && !keep(record)) continue
       if (records.length === limit) return { records, more: true }
       records.push(record)
     }
     return { records, more: false }
-  }
-
-  #inIdOrder (): RegisteredBee[] {
-    this.#sorted ??= [...this.#bees.values()].sort((a, b) => a.record.id < b.record.id ? -1 : 1)
-    return this.#sorted
   }
 
   /** Calls `listener` after every change (a door announcing it, say); returns what unsubscribes it. */
@@ -210,7 +233,6 @@ export class Registry {
   }
 
   #changed (): void {
-    this.#sorted = null
     this.#version++
     for (const listener of this.#listeners) listener()
   }

@@ -43,6 +43,29 @@ export const stringAjv = addSafeFormats(new Ajv({ ...common, allErrors: true, co
  * once (an Ajv compiling it anew would take 25 ms per Bee).
  */
 export function compileBodySchema (schema: AnySchema): ValidateFunction {
-  if (!bodyAjv.validateSchema(schema)) throw new Error(`schema is invalid: ${bodyAjv.errorsText(bodyAjv.errors)}`)
+  checkBodySchema(schema)
   return addSafeFormats(new Ajv({ ...bodyOptions, meta: false, validateSchema: false })).compile(schema)
+}
+
+/** Throws when the schema is not valid draft-07: the cheap check, without compiling it. */
+export function checkBodySchema (schema: AnySchema): void {
+  if (!bodyAjv.validateSchema(schema)) throw new Error(`schema is invalid: ${bodyAjv.errorsText(bodyAjv.errors)}`)
+}
+
+/**
+ * A validator compiled on its first use instead of at start. Route schemas: the ~150 validators (every
+ * status of every route) took about a quarter of a cold start, and most are not needed in an instance's
+ * first seconds; they are static and every route is exercised by the tests, so a broken one is still
+ * found before it ships. Bee schemas: an instance compiles only the Bees it serves, not the catalog.
+ */
+export function lazyValidator (compile: () => ValidateFunction): ValidateFunction {
+  let compiled: ValidateFunction | undefined
+  const validate = function (this: unknown, data: unknown) {
+    compiled ??= compile()
+    const valid = compiled.call(this, data) as boolean
+    // Fastify reads a failed validation's errors from the function it was given.
+    validate.errors = compiled.errors
+    return valid
+  } as ValidateFunction
+  return validate
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
+import { type CatalogNotifications, noNotifications, postgresNotifications } from './catalog/notifications.js'
 import { sqlCatalogRepository } from './catalog/sql-catalog-repository.js'
 import { sqlEarningsRepository } from './earnings/sql-earnings-repository.js'
 import { sqlHealthRepository } from './health/sql-health-repository.js'
@@ -72,7 +73,7 @@ export function sqlitePath (databaseUrl: string): string {
   return databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : databaseUrl
 }
 
-interface Connected { db: Kysely<Tables>, debit: (feeBps: number) => Debit }
+interface Connected { db: Kysely<Tables>, debit: (feeBps: number) => Debit, notifications: (schema: string | undefined) => CatalogNotifications }
 
 // pg is loaded only when a PostgreSQL URL asks for it: the embedded default starts lighter without it.
 async function postgres (url: string, poolSize: number): Promise<Connected> {
@@ -84,7 +85,7 @@ async function postgres (url: string, poolSize: number): Promise<Connected> {
     types: { getTypeParser: (oid: number, format?: any) => oid === 20 ? Number : pg.types.getTypeParser(oid, format) }
   })
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
-  return { db, debit: (feeBps) => postgresDebit(pool, feeBps) }
+  return { db, debit: (feeBps) => postgresDebit(pool, feeBps), notifications: (schema) => postgresNotifications(url, schema ?? 'public') }
 }
 
 /**
@@ -135,7 +136,7 @@ function sqlite (path: string): Connected {
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
-  return { db, debit: (feeBps) => sqliteDebit(db, database, feeBps) }
+  return { db, debit: (feeBps) => sqliteDebit(db, database, feeBps), notifications: () => noNotifications }
 }
 
 /**
@@ -144,7 +145,7 @@ function sqlite (path: string): Connected {
  */
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<Ledger> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
-  const { db, debit } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
+  const { db, debit, notifications } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
   // schema on the same PostgreSQL database (a second deployment, a parallel test) cannot hide them.
   const migrationTableSchema = dialect === 'postgres'
@@ -164,7 +165,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     journal: sqlJournalRepository(db),
     earnings: sqlEarningsRepository(db, dialect),
     idempotency: sqlIdempotencyRepository(db),
-    catalog: sqlCatalogRepository(db, box),
+    catalog: sqlCatalogRepository(db, dialect, box, notifications(migrationTableSchema)),
     preparations: sqlPreparationRepository(db),
     subscriptions: sqlSubscriptionRepository(db, dialect, options.platformFeeBps ?? 0),
     settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),

@@ -113,6 +113,8 @@ export interface Tables {
     version: number
     created_at: string
     updated_at: string
+    /** The catalog version of the row's last change: instances read only rows changed since the version they saw. */
+    change_seq: number
   }
   builtin_bee_states: {
     id: string
@@ -120,6 +122,20 @@ export interface Tables {
     status_message: string | null
     sunset_at: string | null
     updated_at: string
+    change_seq: number
+  }
+  /** A removed Bee's tombstone, so instances that loaded it drop it. */
+  catalog_removals: {
+    id: string
+    change_seq: number
+  }
+  /** The search index: one row per Bee, published or built-in (see catalogSearchMigration). */
+  catalog_search: {
+    id: string
+    name: string
+    category: string
+    colony: string
+    description: string
   }
   /** One row: bumped by every change to the catalog, so instances notice changes by polling one number. */
   catalog_version: {

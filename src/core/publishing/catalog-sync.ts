@@ -1,4 +1,4 @@
-import type { BuiltinState, CatalogRepository, StoredBee } from '../ledger/catalog/catalog-repository.js'
+import type { CatalogBee, CatalogChanges, CatalogRepository } from '../ledger/catalog/catalog-repository.js'
 import type { Logger } from '../logger.js'
 import { fromMicros } from '../money.js'
 import type { BeeDefinition, Registry } from '../registry.js'
@@ -15,9 +15,10 @@ export interface CatalogSyncOptions {
 }
 
 /**
- * Keeps the registry in line with the catalog in the database. Every change bumps one version
- * number; each instance polls it and reloads when it moves, so a change made on one instance is
- * served by all within a poll. The instance that made it refreshes at once.
+ * Keeps the registry in line with the catalog in the database. Every change bumps one version number
+ * and stamps it on the rows it writes; an instance reads only the rows changed since the version it
+ * last saw. It looks when another instance notifies it (PostgreSQL), at every poll (the fallback for a
+ * notification lost), and at once after a change of its own.
  */
 export class CatalogSync {
   readonly #options: CatalogSyncOptions
@@ -26,6 +27,8 @@ export class CatalogSync {
   readonly #skippedVersions = new Map<string, number>()
   #seen = -1
   #running: Promise<void> | null = null
+  /** Stops listening for other instances' notifications; null while not listening. */
+  #unlisten: (() => Promise<void>) | null = null
 
   constructor (options: CatalogSyncOptions) {
     this.#options = options
@@ -39,8 +42,38 @@ export class CatalogSync {
     await this.#running
   }
 
-  #definitionOf (bee: StoredBee): BeeDefinition {
+  /**
+   * Listens for changes made by other instances, when the database can tell; a connection lost is
+   * reported once and listened again by the next `listen()` (each poll), the poll serving meanwhile.
+   */
+  async listen (): Promise<void> {
+    if (this.#unlisten !== null) return
+    const { store, log } = this.#options
+    const dropped = (error: Error) => {
+      log.warn({ err: error }, 'catalog notifications lost; polling until they are back')
+      const unlisten = this.#unlisten
+      this.#unlisten = null
+      unlisten?.().catch(() => {})
+    }
+    try {
+      this.#unlisten = await store.watch(() => {
+        this.refresh().catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
+      }, dropped)
+    } catch (error) {
+      log.warn({ err: error }, 'catalog notifications unavailable; polling')
+    }
+  }
+
+  async close (): Promise<void> {
+    const unlisten = this.#unlisten
+    this.#unlisten = null
+    await unlisten?.()
+  }
+
+  #definitionOf (bee: CatalogBee): BeeDefinition {
     const { proxy } = this.#options
+    // Opened on the Bee's first call, not for every Bee at every change.
+    let secrets: ReturnType<CatalogBee['secrets']> | undefined
     return {
       id: bee.id,
       name: bee.name,
@@ -59,13 +92,16 @@ export class CatalogSync {
       lastUpdated: bee.updatedAt,
       errors: PROXY_ERRORS,
       callsPerMinute: bee.callsPerMinute,
-      execute: (input, context) => proxy.call({
-        beeId: bee.id,
-        endpoint: bee.endpoint,
-        signingSecret: bee.signingSecret,
-        previousSigningSecret: bee.previousSigningSecret,
-        previousUntil: Date.parse(bee.previousSecretExpiresAt ?? '')
-      }, input, context)
+      execute: (input, context) => {
+        secrets ??= bee.secrets()
+        return proxy.call({
+          beeId: bee.id,
+          endpoint: bee.endpoint,
+          signingSecret: secrets.signingSecret,
+          previousSigningSecret: secrets.previousSigningSecret,
+          previousUntil: Date.parse(bee.previousSecretExpiresAt ?? '')
+        }, input, context)
+      }
     }
   }
 
@@ -76,7 +112,7 @@ export class CatalogSync {
    * catalog, the other Bees, the sync loop and the start of every instance. Its owner can still
    * change or remove it.
    */
-  #load (bee: StoredBee): void {
+  #load (bee: CatalogBee): void {
     const { registry, log } = this.#options
     try {
       checkPatterns(bee.inputSchema, 'inputSchema')
@@ -97,20 +133,17 @@ export class CatalogSync {
     }
   }
 
-  #apply (published: StoredBee[], states: BuiltinState[]): void {
+  #apply ({ bees, removed, states }: CatalogChanges): void {
     const { registry } = this.#options
     const loaded = this.#loadedVersions
     const skipped = this.#skippedVersions
-    const present = new Set(published.map((bee) => bee.id))
-    for (const id of loaded.keys()) {
-      if (!present.has(id)) {
-        registry.remove(id)
-        loaded.delete(id)
-      }
+    // Removals first: a Bee removed and published again under its id comes back in `bees`.
+    for (const id of removed) {
+      if (loaded.delete(id)) registry.remove(id)
+      skipped.delete(id)
     }
-    for (const id of skipped.keys()) if (!present.has(id)) skipped.delete(id)
-    for (const bee of published) {
-      // Validators are compiled once per Bee version; an unchanged Bee keeps its entry.
+    for (const bee of bees) {
+      // Validators are compiled once per Bee version (on its first use); an unchanged Bee keeps its entry.
       if (loaded.get(bee.id) === bee.version || skipped.get(bee.id) === bee.version) continue
       this.#load(bee)
     }
@@ -121,10 +154,9 @@ export class CatalogSync {
 
   async #sync (): Promise<void> {
     const { store } = this.#options
-    const version = await store.version()
-    if (version === this.#seen) return
-    const [published, states] = await Promise.all([store.publishedBees(), store.builtinStates()])
-    this.#apply(published, states)
-    this.#seen = version
+    if (await store.version() === this.#seen) return
+    const changes = await store.changesSince(this.#seen)
+    this.#apply(changes)
+    this.#seen = changes.version
   }
 }

@@ -4,6 +4,7 @@ import { bodyOf, validationFailed } from '../../core/errors.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import { byReliability, meetsSuccessRate } from '../../core/health/reliability.js'
 import type { RegisteredBee, Registry } from '../../core/registry.js'
+import type { CatalogSearch } from '../../core/search.js'
 import { BeeHealth, BeeId, Pricing, StringEnum } from '../../core/schemas.js'
 import { compileBodySchema } from '../../core/validation.js'
 import { toolError, type Era } from './errors.js'
@@ -13,7 +14,7 @@ export const FIND_BEES = 'find_bees'
 const MAX_LIMIT = 50
 
 const FindBeesInput = Type.Object({
-  query: Type.Optional(Type.String({ maxLength: 200, description: 'Words to look for in the Bee\'s id, name, category and description; the best matches come first. Leave out to list by id.' })),
+  query: Type.Optional(Type.String({ maxLength: 200, description: 'Words to look for in the Bee\'s id, name, category, colony and description, in any order: the Bees with every word (or when none has them all, any), the best matches first. Leave out to list by id.' })),
   category: Type.Optional(Type.String({ maxLength: 100, description: 'Only Bees of this category (reasoning, data, utility, …).' })),
   maxPrice: Type.Optional(Type.Number({ minimum: 0, description: 'Only Bees whose costPerCall is at most this, in the Bee\'s currency.' })),
   freeOnly: Type.Optional(Type.Boolean({ description: 'Only free Bees.' })),
@@ -61,27 +62,6 @@ export const findBeesTool: Tool = {
   annotations: { title: 'Find Bees', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 }
 
-/** Words of the query, lowercased; punctuation separates them like spaces. */
-const termsOf = (query: string) => query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((term) => term.length > 0)
-
-/**
- * How well a Bee matches the query: the id weighs most (the whole query being the id most of all), then
- * the name, the category and the description, for each word of the query. A Bee that matches no word
- * scores 0.
- */
-function relevance (bee: RegisteredBee, query: string, terms: string[]): number {
-  const { id, name, category, description } = bee.record
-  const [lowName, lowCategory, lowDescription] = [name.toLowerCase(), category.toLowerCase(), description.toLowerCase()]
-  let score = id === query ? 8 : 0
-  for (const term of terms) {
-    if (id.includes(term)) score += 4
-    if (lowName.includes(term)) score += 3
-    if (lowCategory === term) score += 2
-    if (lowDescription.includes(term)) score += 1
-  }
-  return score
-}
-
 function matches (bee: RegisteredBee, input: FindBeesInput, board: HealthBoard): boolean {
   const { record } = bee
   if (record.status !== 'active') return false
@@ -93,24 +73,23 @@ function matches (bee: RegisteredBee, input: FindBeesInput, board: HealthBoard):
 }
 
 /** find_bees: arguments that fail validation are a tool error the model can correct, as for any Bee. */
-export function findBees (registry: Registry, board: HealthBoard, args: unknown, era: Era): CallToolResult {
+export async function findBees (registry: Registry, board: HealthBoard, search: CatalogSearch, args: unknown, era: Era): Promise<CallToolResult> {
   // Validation fills in defaults; the caller's object stays as it was sent.
   const input = structuredClone(args ?? {})
   if (!validateInput(input)) return toolError(bodyOf(validationFailed(validateInput.errors ?? [], 'input', 'input')), era)
-  const found = search(registry, board, input as FindBeesInput)
+  const found = await find(registry, board, search, input as FindBeesInput)
   return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found }
 }
 
-function search (registry: Registry, board: HealthBoard, input: FindBeesInput): FindBeesOutput {
-  const query = (input.query ?? '').trim().toLowerCase()
-  const terms = termsOf(query)
-  const scored = registry.all()
+/** The catalog's search (the same as discovery's q), then the filters; without a query, every active Bee in id order. */
+async function find (registry: Registry, board: HealthBoard, search: CatalogSearch, input: FindBeesInput): Promise<FindBeesOutput> {
+  const query = (input.query ?? '').trim()
+  const relevance = query === '' ? null : await search(query)
+  const candidates = relevance === null ? registry.all() : [...relevance.keys()].flatMap((id) => registry.get(id) ?? [])
+  const scored = candidates
     .filter((bee) => matches(bee, input, board))
-    .map((bee) => ({ bee, score: relevance(bee, query, terms), health: board.of(bee.record.id) }))
-    .filter(({ score }) => terms.length === 0 || score > 0)
-    // Stable: equal scores stay in id order.
-    .sort((a, b) => b.score - a.score)
-  // Stable again: equally reliable Bees stay in order of relevance.
+    .map((bee) => ({ bee, score: relevance?.get(bee.record.id) ?? 0, health: board.of(bee.record.id) }))
+  // Stable: equally reliable Bees stay in order of relevance (the search's, best first).
   if (input.sort === 'reliability') scored.sort((a, b) => byReliability(a.health, b.health))
   return {
     bees: scored.slice(0, input.limit ?? 10).map(({ bee, score, health }) => ({

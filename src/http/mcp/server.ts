@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/server'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { Registry } from '../../core/registry.js'
+import type { CatalogSearch } from '../../core/search.js'
 import { WALLET_HEADER_NAME } from '../../core/schemas.js'
 import { executionRequest, toCallResult, type CallContext } from './call.js'
 import type { Era } from './errors.js'
@@ -12,6 +13,8 @@ export interface McpOptions {
   registry: Registry
   /** Every Bee's recent health, for find_bees. */
   board: HealthBoard
+  /** The catalog's search, for find_bees. */
+  search: CatalogSearch
   execute (request: ExecutionRequest): Promise<ExecutionOutcome>
 }
 
@@ -24,7 +27,7 @@ const instructions = 'Every Bee of the Apiary registry is a tool named by its id
  * answer any request). The low-level server, since Bees carry JSON Schema rather than Zod.
  */
 export function mcpServer (options: McpOptions, context: CallContext, era: Era): Server {
-  const { registry, board, execute } = options
+  const { registry, board, search, execute } = options
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
     // 2025-era requests come without a session, so there is no stream to announce a change on; on
     // 2026-07-28 a client opens one with subscriptions/listen.
@@ -35,7 +38,7 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   })
   server.setRequestHandler('tools/list', (request) => listTools(registry, request.params?.cursor))
   server.setRequestHandler('tools/call', async ({ params }) => {
-    if (params.name === FIND_BEES) return findBees(registry, board, params.arguments, era)
+    if (params.name === FIND_BEES) return await findBees(registry, board, search, params.arguments, era)
     const currency = registry.get(params.name)?.record.pricing.currency ?? ''
     return toCallResult(params.name, currency, await execute(executionRequest(params, context)), era)
   })

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { discover } from '../../core/discovery.js'
 import { beeDocumentPath } from '../../core/publishing/openapi-paths.js'
+import { SEARCH_LIMIT } from '../../core/search.js'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
@@ -20,15 +21,21 @@ const DiscoveryQuery = Type.Object({
   colony: Type.Optional(Type.String({ description: 'Only Bees of this colony, e.g. core.' })),
   ownerId: Type.Optional(Type.String({ description: 'Only Bees of this owner (a publisher id).' })),
   pricing: Type.Optional(Type.String({ enum: ['free', 'pay-per-use', 'subscription'], description: 'Only Bees with this pricing type.' })),
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text to find in the id, name or description (case-insensitive).' })),
+  q: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'Words to search for in the id, name, category, colony and description, in any order and any case, each as itself or another form ' +
+      `of it ("summarizes" finds "summarizer"): the Bees with every word, or when none has them all, those with any. The best matches come first unless another sort is asked; the ${SEARCH_LIMIT} best are listed.`
+  })),
   minSuccessRate: Type.Optional(Type.Number({
     minimum: 0,
     maximum: 1,
     description: 'Only Bees whose health.successRate is at least this, 0 to 1; Bees without runs in the health window have none and are left out.'
   })),
-  sort: Type.Optional(StringEnum(['id', 'reliability'], {
-    description: 'id (the default): in id order. reliability: the highest health.successRate first, then the lowest health.p95Ms; ' +
-      'Bees without runs in the health window last. A ranked page\'s cursor is an offset into the ranking, which moves as the figures do.'
+  sort: Type.Optional(StringEnum(['id', 'reliability', 'relevance'], {
+    description: 'relevance (the default with q): the best match for q first (id order without q). id (the default without q): in id order. ' +
+      'reliability: the highest health.successRate first, then the lowest health.p95Ms; Bees without runs in the health window last. ' +
+      'A ranked page\'s cursor is an offset into the ranking, which moves as the figures do.'
   })),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: DEFAULT_PAGE, description: `Most Bees in one page (default ${DEFAULT_PAGE}).` }),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page.' }))
@@ -88,13 +95,13 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const { limit, cursor, sort, minSuccessRate, ...filter } = request.query
-    const isBare = cursor === undefined && limit === DEFAULT_PAGE && (sort ?? 'id') === 'id' && minSuccessRate === undefined &&
+    const { limit, cursor, sort, minSuccessRate, q, ...filter } = request.query
+    const isBare = cursor === undefined && limit === DEFAULT_PAGE && (sort ?? 'id') === 'id' && minSuccessRate === undefined && q === undefined &&
       Object.values(filter).every((value) => value === undefined)
     if (isBare && bare !== null && bare.version === registry.version && bare.health === board.version) {
       return sendCached(request, reply, bare.page, JSON_TYPE)
     }
-    const found = discover(registry, board, { filter, sort: sort ?? 'id', minSuccessRate, limit, cursor })
+    const found = await discover(registry, board, fastify.catalog.search, { filter, q, sort: sort ?? (q === undefined ? 'id' : 'relevance'), minSuccessRate, limit, cursor })
     if (found === null) throw invalidCursor()
     const page = cachedText(JSON.stringify(found))
     if (isBare) bare = { version: registry.version, health: board.version, page }

@@ -128,9 +128,9 @@ test('find_bees ranks by how well the query matches, and filters by category and
   t.same(await ids({ category: 'utility', query: 'shout' }), ['cheap-shout'])
   t.same(await ids({ limit: 2 }), ['cheap-shout', 'forecast-echo'])
 
-  const [weather, echo] = await find({ query: 'Weather-Sensor' })
-  t.equal(weather!.relevance, 8 + 4 + 3 + 4 + 3, 'the whole id, then each word in the id and the name')
-  t.equal(echo!.relevance, 1, 'a word in the description')
+  const [weather, echo] = await find({ query: 'Weather' })
+  t.ok(weather!.relevance > echo!.relevance, 'words of the id and the name weigh more than a mention in the description')
+  t.ok(echo!.relevance > 0)
   t.same(weather!.pricing, { type: 'pay-per-use', costPerCall: 0.002, currency: 'USD' })
   t.same(Object.keys(weather!.inputSchema.properties), ['latitude', 'longitude'], 'with the schemas to call it')
 

@@ -37,6 +37,34 @@ export interface StoredBee {
   updatedAt: string
 }
 
+/** A published Bee as the sync loads it: its signing secrets stay sealed until its first call opens them. */
+export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret'> & {
+  secrets (): { signingSecret: string, previousSigningSecret: string | null }
+}
+
+/** What changed in the catalog after a version: rows changed and Bees removed since, and the version read. */
+export interface CatalogChanges {
+  version: number
+  bees: CatalogBee[]
+  removed: string[]
+  states: BuiltinState[]
+}
+
+/** A Bee's searchable text. */
+export interface SearchText {
+  id: string
+  name: string
+  category: string
+  colony: string
+  description: string
+}
+
+/** A search hit: higher relevance is a better match (the engine's own score, comparable within one query). */
+export interface SearchHit {
+  id: string
+  relevance: number
+}
+
 export interface BuiltinState {
   id: string
   status: BeeStatus
@@ -64,7 +92,20 @@ export interface CatalogRepository {
   resealSecrets (): Promise<number>
   /** Bumped by every change: instances poll it to notice changes made elsewhere. */
   version (): Promise<number>
-  publishedBees (): Promise<StoredBee[]>
+  /** The rows changed and Bees removed after version `after` (-1: everything), with the version they bring the reader to. */
+  changesSince (after: number): Promise<CatalogChanges>
+  /**
+   * Calls `onChange` as soon as another instance changes the catalog (PostgreSQL LISTEN/NOTIFY, one
+   * channel per schema); a no-op where the database has no notifications. Resolves to what stops it.
+   */
+  watch (onChange: () => void, onError: (error: Error) => void): Promise<() => Promise<void>>
+  /**
+   * Active and inactive Bees alike whose text matches every word of the query (`all`) or any (`any`),
+   * each as itself or its stem, best first, at most `limit`; the database's own full-text engine ranks them.
+   */
+  search (query: string, match: 'all' | 'any', limit: number): Promise<SearchHit[]>
+  /** Indexes the built-in Bees' text for search (they live in code, not in published_bees). */
+  indexBuiltins (texts: SearchText[]): Promise<void>
   publishedBee (id: string): Promise<StoredBee | null>
   /** False when the id is taken. */
   insertBee (bee: StoredBee): Promise<boolean>
@@ -72,6 +113,5 @@ export interface CatalogRepository {
   insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<'inserted' | 'taken' | 'over-quota'>
   updateBee (bee: StoredBee): Promise<void>
   deleteBee (id: string): Promise<boolean>
-  builtinStates (): Promise<BuiltinState[]>
   setBuiltinState (state: BuiltinState): Promise<void>
 }

@@ -1,11 +1,13 @@
-import type { Kysely, Selectable, Transaction } from 'kysely'
+import { type Kysely, type Selectable, type Transaction, sql } from 'kysely'
 import type { JsonObject } from '../../publishing/json-schema.js'
 import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
-import type { CatalogRepository, StoredBee } from './catalog-repository.js'
+import type { Dialect } from '../migrations.js'
+import type { CatalogBee, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
+import type { CatalogNotifications } from './notifications.js'
 
-type BeeRow = Selectable<Tables['published_bees']>
+type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
 
 const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: string | null } => ({
   id: bee.id,
@@ -35,42 +37,85 @@ const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: s
   updated_at: bee.updatedAt
 })
 
-const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: SecretBox): StoredBee => ({
-  id: row.id,
-  ownerId: row.owner_id,
-  ownerEmail: row.owner_email,
-  name: row.name,
-  description: row.description,
-  category: row.category,
-  colony: row.colony,
-  endpoint: row.endpoint,
-  inputSchema: JSON.parse(row.input_schema) as JsonObject,
-  outputSchema: JSON.parse(row.output_schema) as JsonObject,
-  primaryServices: JSON.parse(row.primary_services) as string[],
-  pricing: { type: row.pricing_type, costMicros: Number(row.cost_micros), currency: row.currency, ...(row.plan === null ? {} : { plan: JSON.parse(row.plan) as SubscriptionPlan }) },
-  status: row.status,
-  statusMessage: row.status_message,
-  sunsetAt: row.sunset_at,
-  callsPerMinute: row.calls_per_minute === null ? null : Number(row.calls_per_minute),
-  signingSecret: box.open(row.signing_secret, row.id),
-  previousSigningSecret: row.previous_signing_secret === null ? null : box.open(row.previous_signing_secret, row.id),
-  previousSecretExpiresAt: row.previous_secret_expires_at,
-  version: Number(row.version),
-  createdAt: row.created_at,
-  updatedAt: row.updated_at
-})
+/** A row as the sync loads it: everything but the signing secrets, which stay sealed until `secrets()` is called. */
+function catalogBeeOf (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: SecretBox): CatalogBee {
+  const { signing_secret: sealed, previous_signing_secret: previousSealed } = row
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    ownerEmail: row.owner_email,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    colony: row.colony,
+    endpoint: row.endpoint,
+    inputSchema: JSON.parse(row.input_schema) as JsonObject,
+    outputSchema: JSON.parse(row.output_schema) as JsonObject,
+    primaryServices: JSON.parse(row.primary_services) as string[],
+    pricing: { type: row.pricing_type, costMicros: Number(row.cost_micros), currency: row.currency, ...(row.plan === null ? {} : { plan: JSON.parse(row.plan) as SubscriptionPlan }) },
+    status: row.status,
+    statusMessage: row.status_message,
+    sunsetAt: row.sunset_at,
+    callsPerMinute: row.calls_per_minute === null ? null : Number(row.calls_per_minute),
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    version: Number(row.version),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    secrets: () => ({
+      signingSecret: box.open(sealed, row.id),
+      previousSigningSecret: previousSealed === null ? null : box.open(previousSealed, row.id)
+    })
+  }
+}
+
+const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: SecretBox): StoredBee => {
+  const { secrets, ...bee } = catalogBeeOf(row, box)
+  const { signingSecret, previousSigningSecret } = secrets()
+  return { ...bee, signingSecret, previousSigningSecret }
+}
+
+const textOf = (bee: SearchText): SearchText => ({ id: bee.id, name: bee.name, category: bee.category, colony: bee.colony, description: bee.description })
+
+const wordsOf = (query: string) => query.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0)
+
+/** The words of a query as an FTS5 query: each quoted (no operator syntax), all required as websearch_to_tsquery does, or any. */
+const fts5Query = (query: string, match: 'all' | 'any') => wordsOf(query).map((word) => `"${word}"`).join(match === 'all' ? ' ' : ' OR ')
 
 /**
  * The catalog over Kysely (the same queries serve SQLite and PostgreSQL); signing secrets are sealed by
  * `box` on the way in and opened on the way out.
  */
-export function sqlCatalogRepository (db: Kysely<Tables>, box: SecretBox): CatalogRepository {
-  /** Runs a change and bumps the catalog version in the same transaction. */
-  const change = <T>(work: (trx: Transaction<Tables>) => Promise<T>) => db.transaction().execute(async (trx) => {
-    const result = await work(trx)
-    await trx.updateTable('catalog_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute()
+export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box: SecretBox, notifications: CatalogNotifications): CatalogRepository {
+  /**
+   * Runs a change under the next catalog version, which it stamps on the rows it writes. Taking the
+   * version first locks its row: changes commit in version order, so a reader that saw version V has
+   * every change up to V. The other instances are notified on commit.
+   */
+  const change = <T>(work: (trx: Transaction<Tables>, version: number) => Promise<T>) => db.transaction().execute(async (trx) => {
+    const { version } = await trx.updateTable('catalog_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1)
+      .returning('version').executeTakeFirstOrThrow()
+    const result = await work(trx, Number(version))
+    await notifications.notify(trx, Number(version))
     return result
   })
+
+  const version = async () => {
+    const row = await db.selectFrom('catalog_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()
+    return Number(row.version)
+  }
+
+  /** The search row follows the Bee in its transaction (FTS5 has no upsert: replaced whole). */
+  const index = async (trx: Transaction<Tables>, text: SearchText | null, id: string) => {
+    await trx.deleteFrom('catalog_search').where('id', '=', id).execute()
+    if (text !== null) await trx.insertInto('catalog_search').values(textOf(text)).execute()
+  }
+
+  const insert = async (trx: Transaction<Tables>, bee: StoredBee, version: number) => {
+    const inserted = await trx.insertInto('published_bees').values({ ...toRow(bee, box), change_seq: version })
+      .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
+    if (inserted !== undefined) await index(trx, bee, bee.id)
+    return inserted !== undefined
+  }
 
   return {
     async createPublisher ({ keyHash, ...publisher }) {
@@ -97,12 +142,13 @@ export function sqlCatalogRepository (db: Kysely<Tables>, box: SecretBox): Catal
       // One statement: the secret replaced is the one stored at that moment, whatever else rotates it concurrently.
       // Both columns are sealed for the same Bee, so the replaced ciphertext moves as it is. The version
       // moves so every instance reloads the Bee with its new secret.
-      return await change(async (trx) => {
+      return await change(async (trx, catalogVersion) => {
         const result = await trx.updateTable('published_bees').set((eb) => ({
           previous_signing_secret: previousUntil === null ? null : eb.ref('signing_secret'),
           previous_secret_expires_at: previousUntil,
           signing_secret: box.seal(secret, id),
-          version: eb('version', '+', 1)
+          version: eb('version', '+', 1),
+          change_seq: catalogVersion
         })).where('id', '=', id).executeTakeFirst()
         return Number(result.numUpdatedRows) > 0
       })
@@ -132,13 +178,50 @@ export function sqlCatalogRepository (db: Kysely<Tables>, box: SecretBox): Catal
       return rewritten
     },
 
-    async version () {
-      const row = await db.selectFrom('catalog_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()
-      return Number(row.version)
+    version,
+
+    async changesSince (after) {
+      // The version is read first: every change up to it has committed, and one committed meanwhile is read again next time.
+      const current = await version()
+      const [rows, removals, states] = await Promise.all([
+        // In id order: the registry then places each Bee at the end of its list, as a whole catalog loads.
+        db.selectFrom('published_bees').selectAll().where('change_seq', '>', after).orderBy('id').execute(),
+        db.selectFrom('catalog_removals').select('id').where('change_seq', '>', after).execute(),
+        db.selectFrom('builtin_bee_states').selectAll().where('change_seq', '>', after).execute()
+      ])
+      return {
+        version: current,
+        bees: rows.map(({ change_seq: _seq, ...row }) => catalogBeeOf(row, box)),
+        removed: removals.map((row) => row.id),
+        states: states.map((row) => ({ id: row.id, status: row.status, statusMessage: row.status_message, sunsetAt: row.sunset_at, updatedAt: row.updated_at }))
+      }
     },
 
-    async publishedBees () {
-      return (await db.selectFrom('published_bees').selectAll().orderBy('id').execute()).map((row) => fromRow(row, box))
+    watch: (onChange, onError) => notifications.listen(onChange, onError),
+
+    async search (query, match, limit) {
+      if (dialect === 'postgres') {
+        // websearch_to_tsquery takes anything a person types; its "or" joins the words for `any`.
+        const text = match === 'all' ? query : wordsOf(query).join(' or ')
+        const { rows } = await sql<{ id: string, relevance: number }>`
+          SELECT id, ts_rank_cd(document, query) AS relevance
+          FROM catalog_search, websearch_to_tsquery('english', ${text}) AS query
+          WHERE document @@ query ORDER BY relevance DESC, id LIMIT ${limit}`.execute(db)
+        return rows.map((row): SearchHit => ({ id: row.id, relevance: Number(row.relevance) }))
+      }
+      const expression = fts5Query(query, match)
+      if (expression === '') return []
+      // bm25() is lower for a better match; the weights follow the columns: id, name, category, colony, description.
+      const { rows } = await sql<{ id: string, rank: number }>`
+        SELECT id, bm25(catalog_search, 5.0, 5.0, 2.0, 2.0, 1.0) AS rank FROM catalog_search
+        WHERE catalog_search MATCH ${expression} ORDER BY rank, id LIMIT ${limit}`.execute(db)
+      return rows.map((row): SearchHit => ({ id: row.id, relevance: Math.max(0, -Number(row.rank)) }))
+    },
+
+    async indexBuiltins (texts) {
+      await db.transaction().execute(async (trx) => {
+        for (const text of texts) await index(trx, text, text.id)
+      })
     },
 
     async publishedBee (id) {
@@ -149,48 +232,45 @@ export function sqlCatalogRepository (db: Kysely<Tables>, box: SecretBox): Catal
     },
 
     async insertBee (bee) {
-      return await change(async (trx) => {
-        const inserted = await trx.insertInto('published_bees').values(toRow(bee, box))
-          .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
-        return inserted !== undefined
-      })
+      return await change((trx, version) => insert(trx, bee, version))
     },
 
     async insertBeeWithinQuota (bee, maxPerOwner) {
-      return await db.transaction().execute(async (trx) => {
-        // The version row is locked first, so concurrent publishes wait here and each counts the others'
-        // Bees (PostgreSQL; SQLite runs one transaction at a time anyway).
-        await trx.updateTable('catalog_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute()
+      // The version row is locked first, so concurrent publishes wait there and each counts the others'
+      // Bees (PostgreSQL; SQLite runs one transaction at a time anyway).
+      return await change(async (trx, version) => {
         const { count } = await trx.selectFrom('published_bees').select((eb) => eb.fn.countAll().as('count'))
           .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
         if (Number(count) >= maxPerOwner) return 'over-quota'
-        const inserted = await trx.insertInto('published_bees').values(toRow(bee, box))
-          .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
-        return inserted === undefined ? 'taken' : 'inserted'
+        return await insert(trx, bee, version) ? 'inserted' : 'taken'
       })
     },
 
     async updateBee (bee) {
       const { id, ...row } = toRow(bee, box)
-      await change((trx) => trx.updateTable('published_bees').set(row).where('id', '=', id).execute())
-    },
-
-    async deleteBee (id) {
-      return await change(async (trx) => {
-        const result = await trx.deleteFrom('published_bees').where('id', '=', id).executeTakeFirst()
-        return Number(result.numDeletedRows) > 0
+      await change(async (trx, version) => {
+        await trx.updateTable('published_bees').set({ ...row, change_seq: version }).where('id', '=', id).execute()
+        await index(trx, bee, id)
       })
     },
 
-    async builtinStates () {
-      const rows = await db.selectFrom('builtin_bee_states').selectAll().execute()
-      return rows.map((row) => ({ id: row.id, status: row.status, statusMessage: row.status_message, sunsetAt: row.sunset_at, updatedAt: row.updated_at }))
+    async deleteBee (id) {
+      return await change(async (trx, version) => {
+        const result = await trx.deleteFrom('published_bees').where('id', '=', id).executeTakeFirst()
+        if (Number(result.numDeletedRows) === 0) return false
+        await trx.insertInto('catalog_removals').values({ id, change_seq: version })
+          .onConflict((oc) => oc.column('id').doUpdateSet({ change_seq: version })).execute()
+        await index(trx, null, id)
+        return true
+      })
     },
 
     async setBuiltinState (state) {
-      const row = { status: state.status, status_message: state.statusMessage, sunset_at: state.sunsetAt, updated_at: state.updatedAt }
-      await change((trx) => trx.insertInto('builtin_bee_states').values({ id: state.id, ...row })
-        .onConflict((oc) => oc.column('id').doUpdateSet(row)).execute())
+      await change((trx, version) => {
+        const row = { status: state.status, status_message: state.statusMessage, sunset_at: state.sunsetAt, updated_at: state.updatedAt, change_seq: version }
+        return trx.insertInto('builtin_bee_states').values({ id: state.id, ...row })
+          .onConflict((oc) => oc.column('id').doUpdateSet(row)).execute()
+      })
     }
   }
 }

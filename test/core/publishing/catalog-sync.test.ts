@@ -1,0 +1,84 @@
+import { test } from 'tap'
+import { build } from '../../helper.js'
+import { postgresBackend, postgresSkip, runSql, sqliteBackend } from '../../databases.js'
+import { startFakeBee } from '../../fake-bee.js'
+import { beeBody, createPublisher, publish } from '../../publishing-helper.js'
+
+type App = Awaited<ReturnType<typeof build>>
+
+/** Waits until `check` holds, up to `ms`; returns how long it took, or null when it never did. */
+async function within (ms: number, check: () => Promise<boolean>): Promise<number | null> {
+  const started = Date.now()
+  while (Date.now() - started < ms) {
+    if (await check()) return Date.now() - started
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return await check() ? Date.now() - started : null
+}
+
+/** Two instances on one database (with a fake upstream for their Bees), and a publisher made on the first. */
+async function twoInstances (t: Parameters<typeof build>[0], databaseUrl: string, syncMs: string) {
+  const fake = await startFakeBee()
+  t.teardown(fake.close)
+  const env = { DATABASE_URL: databaseUrl, EGRESS_ALLOWLIST: '127.0.0.1', CATALOG_SYNC_MS: syncMs }
+  const one = await build(t, { env })
+  const two = await build(t, { env })
+  return { fake, one, two, publisher: await createPublisher(one) }
+}
+
+const nameOn = async (app: App, id: string) => {
+  const response = await app.inject(`/api/bees/${id}`)
+  return response.statusCode === 200 ? response.json<{ name: string }>().name : null
+}
+
+test('PostgreSQL: a publish, a change and a removal on one instance are served by another at once (NOTIFY)', { skip: postgresSkip }, async (t) => {
+  const backend = await postgresBackend()
+  t.teardown(backend.drop)
+  // A poll this slow cannot be what carries the changes within a second: the notification does.
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '60000')
+
+  await publish(one, publisher.headers, beeBody('traveller', fake.url))
+  t.not(await within(1000, async () => await nameOn(two, 'traveller') === 'Shouter traveller'), null, 'published on one, served by the other')
+
+  const patched = await one.inject({ method: 'PATCH', url: '/api/bees/traveller', headers: publisher.headers, payload: { name: 'Renamed traveller' } })
+  t.equal(patched.statusCode, 200)
+  t.not(await within(1000, async () => await nameOn(two, 'traveller') === 'Renamed traveller'), null, 'changed on one, served changed by the other')
+  const call = await two.inject({ method: 'POST', url: '/api/bees/traveller/execute', payload: { text: 'hi' } })
+  t.equal(call.statusCode, 200, 'and the other calls it, its secret opened on first use')
+
+  t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/traveller', headers: publisher.headers })).statusCode, 204)
+  t.not(await within(1000, async () => await nameOn(two, 'traveller') === null), null, 'removed on one, gone from the other')
+})
+
+test('PostgreSQL: a change whose notification is lost is served by the poll', { skip: postgresSkip }, async (t) => {
+  const backend = await postgresBackend()
+  t.teardown(backend.drop)
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '200')
+  await publish(one, publisher.headers, beeBody('quiet', fake.url))
+  t.not(await within(1000, async () => await nameOn(two, 'quiet') !== null), null)
+
+  // The change committed as the store commits one (next version, stamped on the row), without its NOTIFY.
+  await runSql(backend, [
+    'UPDATE catalog_version SET version = version + 1 WHERE id = 1',
+    `UPDATE published_bees SET name = 'Quietly renamed', version = version + 1,
+       change_seq = (SELECT version FROM catalog_version WHERE id = 1) WHERE id = 'quiet'`
+  ])
+  t.not(await within(1000, async () => await nameOn(two, 'quiet') === 'Quietly renamed'), null, 'the poll finds what no notification announced')
+
+  // The listener's connection dropped (a restart, a network cut): the poll serves, and listens again.
+  await runSql(backend, ["SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'apiary catalog listener %' AND pid <> pg_backend_pid()"])
+  t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/quiet', headers: publisher.headers })).statusCode, 204)
+  t.not(await within(1000, async () => await nameOn(two, 'quiet') === null), null, 'removal propagates with the listener gone')
+})
+
+test('SQLite: instances on one file see each other\'s removals by the poll', async (t) => {
+  const backend = sqliteBackend()
+  t.teardown(backend.drop)
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '100')
+  await publish(one, publisher.headers, beeBody('brief', fake.url))
+  t.not(await within(1000, async () => await nameOn(two, 'brief') !== null), null)
+  t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/brief', headers: publisher.headers })).statusCode, 204)
+  t.not(await within(1000, async () => await nameOn(two, 'brief') === null), null, 'removed on one, gone from the other')
+  await publish(one, publisher.headers, beeBody('brief', fake.url, { name: 'Brief again' }))
+  t.not(await within(1000, async () => await nameOn(two, 'brief') === 'Brief again'), null, 'and its id published again comes back')
+})
