@@ -7,7 +7,7 @@ import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached } from '../cached-text.js'
 import { LLMS_PAGES_PATH, llmsFull, llmsIndex, llmsPage } from '../markdown/llms-index.js'
 import { BAD_HOST, refusal, REQUEST_CODES } from '../refusals.js'
-import { ValidationErrorBody } from '../../core/schemas.js'
+import { type BeeRecord, ValidationErrorBody } from '../../core/schemas.js'
 
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
@@ -33,16 +33,25 @@ const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
   const { board } = fastify.beeHealth
   const page = (sort: DiscoverySort, limit: number, cursor?: string) =>
-    discover(registry, board, { filter: {}, sort, minSuccessRate: undefined, limit, cursor })
+    discover(registry, board, fastify.catalog.search, { filter: {}, q: undefined, sort, minSuccessRate: undefined, limit, cursor })
   // The selection moves with the catalog and with the health figures: rendered once per version of both.
-  let rendered = { registry: -1, health: -1, index: new PerBaseUrl(), full: new PerBaseUrl() }
+  const fresh = () => ({
+    registry: registry.version,
+    health: board.version,
+    selection: undefined as Promise<BeeRecord[]> | undefined,
+    index: new PerBaseUrl(),
+    full: new PerBaseUrl()
+  })
+  let rendered = fresh()
   const current = () => {
-    if (rendered.registry !== registry.version || rendered.health !== board.version) {
-      rendered = { registry: registry.version, health: board.version, index: new PerBaseUrl(), full: new PerBaseUrl() }
-    }
+    if (rendered.registry !== registry.version || rendered.health !== board.version) rendered = fresh()
     return rendered
   }
-  const selection = () => page('reliability', LLMS_SELECTION)?.bees ?? []
+  const selection = async () => {
+    const cache = current()
+    cache.selection ??= page('reliability', LLMS_SELECTION).then((found) => found?.bees ?? [])
+    return await cache.selection
+  }
 
   fastify.get('/llms.txt', {
     schema: {
@@ -58,7 +67,8 @@ const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const baseUrl = baseUrlOf(request)
-    return sendCached(request, reply, current().index.get(baseUrl, () => llmsIndex(selection(), baseUrl, LLMS_PAGE)), TEXT_TYPE)
+    const chosen = await selection()
+    return sendCached(request, reply, current().index.get(baseUrl, () => llmsIndex(chosen, baseUrl, LLMS_PAGE)), TEXT_TYPE)
   })
 
   fastify.get('/llms-full.txt', {
@@ -72,7 +82,8 @@ const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const baseUrl = baseUrlOf(request)
-    const bees = () => selection().map((record) => registry.get(record.id)).filter((bee): bee is RegisteredBee => bee !== undefined)
+    const chosen = await selection()
+    const bees = () => chosen.map((record) => registry.get(record.id)).filter((bee): bee is RegisteredBee => bee !== undefined)
     return sendCached(request, reply, current().full.get(baseUrl, () => llmsFull(bees(), baseUrl, LLMS_PAGE)), TEXT_TYPE)
   })
 
@@ -95,7 +106,7 @@ const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const baseUrl = baseUrlOf(request)
-    const found = page('id', LLMS_PAGE, request.query.cursor)
+    const found = await page('id', LLMS_PAGE, request.query.cursor)
     if (found === null) throw invalidCursor()
     return sendCached(request, reply, cachedText(llmsPage(found.bees, found.nextCursor, baseUrl)), TEXT_TYPE)
   })
