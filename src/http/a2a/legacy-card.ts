@@ -13,7 +13,7 @@ const toLegacySecurity = (requirements: Requirements) =>
  * security in OpenAPI's form, and 1.0's supportedInterfaces kept (as the A2A SDK's own compatibility
  * layer does), so that a 1.0 reader that sent no A2A-Version still finds its interface.
  */
-export function legacyAgentCard (card: AgentCard): LegacyAgentCard {
+export function legacyAgentCard (card: AgentCard): LegacyAgentCard & Record<string, unknown> {
   const legacy = card.supportedInterfaces.find(({ protocolVersion }) => protocolVersion === LEGACY_A2A_VERSION)
   if (legacy === undefined) throw new Error('the agent card lists no A2A 0.3 interface')
   return {

@@ -12,6 +12,7 @@ import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { BAD_HOST } from '../refusals.js'
+import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { walletTokenOf } from '../wallet-token.js'
@@ -30,12 +31,11 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       operationId: 'agent-card',
       security: [],
       summary: 'The A2A agent card',
-      description: `The agent card: every active Bee is a skill, and the JSON-RPC endpoint of A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION} is POST ${A2A_PATH}. ` +
-        `With A2A-Version: ${A2A_VERSION} (as 1.0 clients send it) the ${A2A_VERSION} card; without (as 0.3 clients ask) the ${LEGACY_A2A_VERSION} card, ` +
-        'which keeps the 1.0 supportedInterfaces. Rebuilt when the registry changes; answers carry a strong ETag: send it back in ' +
-        'If-None-Match to get 304 while nothing changed.',
+      description: `Every active Bee is a skill; the JSON-RPC endpoint (A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION}) is POST ${A2A_PATH}. ` +
+        `The ${A2A_VERSION} card with A2A-Version: ${A2A_VERSION}, the ${LEGACY_A2A_VERSION} card without. ` +
+        'Rebuilt when the registry changes; a strong ETag gives 304 on If-None-Match.',
       response: {
-        200: Type.Union([AgentCard, LegacyAgentCard], { description: `The ${A2A_VERSION} card, or the ${LEGACY_A2A_VERSION} card when the request has no A2A-Version.` }),
+        200: Type.Union([AgentCard, LegacyAgentCard], { description: 'The card.' }),
         304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
         400: BAD_HOST
       }
@@ -60,8 +60,8 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       summary: `A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION} JSON-RPC endpoint`,
       description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the finished task: ' +
         'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +
-        'message), REJECTED for another refusal, FAILED when running it failed. With A2A-Version: 1.0; a request without ' +
-        'A2A-Version is A2A 0.3, whose message/send does the same in 0.3\'s shapes. Pay-per-use Bees take ' +
+        'message), REJECTED for another refusal, FAILED when running it failed. Without A2A-Version: 1.0, A2A 0.3: ' +
+        'message/send, in 0.3\'s shapes. Pay-per-use Bees take ' +
         'the wallet token from X-Registry-Wallet-Token, else from the request\'s metadata "ai.apiary/walletToken"; ' +
         'Idempotency-Key likewise ("ai.apiary/idempotencyKey"). Other methods answer UnsupportedOperation (-32004) or ' +
         'PushNotificationNotSupported (-32003); JSON-RPC errors come with HTTP 200 unless the HTTP request itself was refused.',
@@ -75,6 +75,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     // The endpoint checks the message and answers in JSON-RPC (-32600, -32602): route validation would
     // answer in the app's error shape instead. The schema above documents it.
     validatorCompiler: () => () => true,
+    onRequest: doorGuard(fastify.config),
     // The app's refusals in JSON-RPC, their body in A2A's error details; on this route only, so the agent
     // card keeps the standard error body.
     preSerialization: jsonRpcRefusals(apiaryDetails)
