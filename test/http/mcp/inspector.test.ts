@@ -22,7 +22,7 @@ async function inspect (home: string, url: URL, ...args: string[]): Promise<Reco
   return JSON.parse(stdout) as Record<string, any>
 }
 
-test('the MCP Inspector CLI lists the tools and makes a paid call with the wallet header, charged once', { skip: ltsToolsSkip }, async (t) => {
+test('the MCP Inspector CLI lists the tools, makes a paid call with the wallet header, charged once, and reads llms.txt', { skip: ltsToolsSkip }, async (t) => {
   const { app, url } = await listening(t)
   const wallet = await createWallet(app, 1)
   const home = t.testdir()
@@ -37,4 +37,7 @@ test('the MCP Inspector CLI lists the tools and makes a paid call with the walle
   t.equal(paid.structuredContent.sentiment, 'positive')
   t.same(paid._meta['ai.apiary/charge'], { amount: 0.001, balance: 0.999, currency: 'USD' })
   t.equal(await balanceOf(app, wallet.id), 0.999, 'the wallet paid the price once')
+
+  const llms = await inspect(home, url, '--method', 'resources/read', '--uri', 'apiary://llms.txt')
+  t.match(llms.contents, [{ uri: 'apiary://llms.txt', mimeType: 'text/markdown', text: /^# Apiary/ }], 'llms.txt as a resource')
 })
