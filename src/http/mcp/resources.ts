@@ -2,11 +2,13 @@ import {
   ProtocolError, ProtocolErrorCode, ResourceNotFoundError,
   type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult, type Resource
 } from '@modelcontextprotocol/server'
+import { discover } from '../../core/discovery.js'
 import { ApiError, bodyOf } from '../../core/errors.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { RegisteredBee, Registry } from '../../core/registry.js'
 import { beePage } from '../markdown/bee-page.js'
 import { llmsIndex } from '../markdown/llms-index.js'
+import { LLMS_PAGE, LLMS_SELECTION } from '../routes/llms.js'
 import { catalogPage } from './catalog.js'
 
 /** llms.txt, the registry for a language model to read first. */
@@ -23,7 +25,7 @@ const llmsResource: Resource = {
   uri: LLMS_URI,
   name: 'llms.txt',
   title: 'Apiary for language models',
-  description: 'What Apiary is, how to call and pay for a Bee, and every active Bee by category with its price (llmstxt.org).',
+  description: 'What Apiary is, how to call and pay for a Bee, and the most reliable Bees with their prices (llmstxt.org).',
   mimeType: MARKDOWN
 }
 
@@ -59,7 +61,7 @@ export const resourceTemplates: ListResourceTemplatesResult = {
  * serves it: an inactive one says so). Links in them point at `baseUrl()`, the address the request
  * came in at, which is read only here: a Host it refuses is refused for this method only.
  */
-export function readResource (registry: Registry, uri: string, baseUrl: () => string): ReadResourceResult {
+export function readResource (registry: Registry, board: HealthBoard, uri: string, baseUrl: () => string): ReadResourceResult {
   const bee = uri.startsWith(BEE_PREFIX) ? registry.get(uri.slice(BEE_PREFIX.length)) : undefined
   if (uri !== LLMS_URI && bee === undefined) throw new ResourceNotFoundError(uri, `No resource has the URI "${uri.slice(0, 200)}".`)
   let base: string
@@ -69,6 +71,8 @@ export function readResource (registry: Registry, uri: string, baseUrl: () => st
     if (error instanceof ApiError) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message, bodyOf(error))
     throw error
   }
-  const text = bee === undefined ? llmsIndex(registry.all(), base) : beePage(bee, base)
+  // llms.txt names the most reliable Bees, as GET /llms.txt does.
+  const selection = () => discover(registry, board, { filter: {}, sort: 'reliability', minSuccessRate: undefined, limit: LLMS_SELECTION, cursor: undefined })?.bees ?? []
+  const text = bee === undefined ? llmsIndex(selection(), base, LLMS_PAGE) : beePage(bee, base)
   return { contents: [{ uri, mimeType: MARKDOWN, text }] }
 }
