@@ -1,6 +1,6 @@
 import type { RegisteredBee } from '../../core/registry.js'
 import { WALLET_HEADER_NAME } from '../../core/schemas.js'
-import { A2A_PATH, A2A_VERSION, JSON_MEDIA_TYPE, WALLET_SCHEME } from './protocol.js'
+import { A2A_PATH, A2A_VERSION, JSON_MEDIA_TYPE, LEGACY_A2A_VERSION, WALLET_SCHEME } from './protocol.js'
 import type { AgentCard } from './schemas.js'
 
 /** At most this many examples per skill: the card is read whole by every client. */
@@ -42,7 +42,8 @@ function skillOf (bee: RegisteredBee): AgentCard['skills'][number] {
 
 /**
  * The A2A v1.0 agent card of this service at `origin`: every active Bee is a skill. It advertises only
- * what the endpoint does: the JSON-RPC binding, without streaming, push notifications or an extended card.
+ * what the endpoint does: the JSON-RPC binding of 1.0 and of 0.3, without streaming, push notifications
+ * or an extended card.
  */
 export function agentCard (origin: string, bees: readonly RegisteredBee[]): AgentCard {
   return {
@@ -51,7 +52,8 @@ export function agentCard (origin: string, bees: readonly RegisteredBee[]): Agen
       'Send a message with one data part {"beeId": "<skill id>", "input": {...}}; the answer is a finished task whose ' +
       'artifact holds the Honey (the result with its confidence and freshness). Pay-per-use Bees charge the wallet ' +
       `whose token is sent in ${WALLET_HEADER_NAME}.`,
-    supportedInterfaces: [{ url: `${origin}${A2A_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: A2A_VERSION }],
+    // One endpoint for both: A2A-Version tells them apart, and 1.0, listed first, is preferred.
+    supportedInterfaces: [A2A_VERSION, LEGACY_A2A_VERSION].map((protocolVersion) => ({ url: `${origin}${A2A_PATH}`, protocolBinding: 'JSONRPC', protocolVersion })),
     provider: { organization: 'Apiary', url: origin },
     version: '1.0.0',
     documentationUrl: `${origin}/docs`,

@@ -3,7 +3,8 @@ import type { Registry } from '../../core/registry.js'
 import { protocolError, RpcCode, type RpcError } from './errors.js'
 import { failure, readEnvelope, success } from './json-rpc.js'
 import { readCall, taskOf, type SendContext } from './message.js'
-import { A2A_VERSION } from './protocol.js'
+import { fromLegacyParams, LEGACY_METHODS, toLegacyTask } from './legacy.js'
+import { A2A_VERSION, isLegacyVersion, LEGACY_A2A_VERSION } from './protocol.js'
 
 export interface A2aEndpointOptions {
   registry: Registry
@@ -34,15 +35,24 @@ const refusals = new Map<string, RpcError>(Object.entries({
 }))
 
 /**
- * The version a request asks for (A2A §3.6: the A2A-Version header, or the request parameter); an
- * absent one means 0.3, whose methods and shapes differ, so only 1.0 is served.
+ * The version a request asks for (A2A §3.6: the A2A-Version header, or the request parameter): 1.0,
+ * or 0.3 when it names none, as the spec says to read such a request; any other is refused.
  */
-function versionError (version: string | undefined): RpcError | null {
-  if (version?.trim() === A2A_VERSION) return null
+function versionError (version: string): RpcError {
   return protocolError(RpcCode.versionNotSupported, 'VERSION_NOT_SUPPORTED',
-    `This endpoint speaks A2A ${A2A_VERSION}: send the header A2A-Version: ${A2A_VERSION} ` +
-    `(${version === undefined || version.trim() === '' ? 'none means 0.3' : `not "${version.slice(0, 20)}"`}).`,
-    { supportedVersions: A2A_VERSION })
+    `This endpoint speaks A2A ${A2A_VERSION} (send the header A2A-Version: ${A2A_VERSION}) and ${LEGACY_A2A_VERSION} ` +
+    `(no A2A-Version), not "${version.slice(0, 20)}".`,
+    { supportedVersions: `${A2A_VERSION}, ${LEGACY_A2A_VERSION}` })
+}
+
+const methodNotFound = (method: string, hint: string): RpcError =>
+  ({ code: RpcCode.methodNotFound, message: `Method not found: "${method.slice(0, 100)}". ${hint}` })
+
+/** A 1.0 method name sent without A2A-Version is most likely a 1.0 client that forgot the header. */
+function legacyMethodNotFound (method: string): RpcError {
+  return methodNotFound(method, refusals.has(method) || method === 'SendMessage'
+    ? `A request without A2A-Version is A2A ${LEGACY_A2A_VERSION}, whose method is message/send: send A2A-Version: ${A2A_VERSION} to use ${method.slice(0, 100)}.`
+    : `A2A ${LEGACY_A2A_VERSION} sends messages with message/send.`)
 }
 
 /** The JSON-RPC binding of A2A over the execution core: one request in, one response out. */
@@ -57,16 +67,28 @@ export class A2aEndpoint {
     const envelope = readEnvelope(body)
     if (!envelope.ok) return failure(envelope.id, envelope.error)
     const { id, method, params } = envelope
-    const wrongVersion = versionError(version)
-    if (wrongVersion !== null) return failure(id, wrongVersion)
-    if (method !== 'SendMessage') {
-      return failure(id, refusals.get(method) ?? { code: RpcCode.methodNotFound, message: `Method not found: "${method.slice(0, 100)}". A2A ${A2A_VERSION} sends messages with SendMessage.` })
+    if (isLegacyVersion(version)) {
+      // 0.3: the same methods under other names, and the same answers in 0.3's shapes.
+      const modern = LEGACY_METHODS.get(method)
+      if (modern === undefined) return failure(id, legacyMethodNotFound(method))
+      if (modern !== 'SendMessage') return failure(id, refusals.get(modern) as RpcError)
+      const answer = await this.#send(fromLegacyParams(params), context)
+      return 'task' in answer ? success(id, toLegacyTask(answer.task)) : failure(id, answer.error)
     }
+    if (version?.trim() !== A2A_VERSION) return failure(id, versionError(version ?? ''))
+    if (method !== 'SendMessage') {
+      return failure(id, refusals.get(method) ?? methodNotFound(method, `A2A ${A2A_VERSION} sends messages with SendMessage.`))
+    }
+    const answer = await this.#send(params, context)
+    return 'task' in answer ? success(id, answer) : failure(id, answer.error)
+  }
+
+  /** A SendMessageRequest (1.0's shape) run through the execution core: the finished task, or why there is none. */
+  async #send (params: unknown, context: SendContext) {
     const call = readCall(params, context)
-    if (!call.ok) return failure(id, call.error)
+    if (!call.ok) return { error: call.error }
     const outcome = await this.#options.execute(call.request)
     const currency = this.#options.registry.get(call.request.beeId)?.record.pricing.currency ?? ''
-    const answer = taskOf(outcome, call.contextId, currency)
-    return 'task' in answer ? success(id, answer) : failure(id, answer.error)
+    return taskOf(outcome, call.contextId, currency)
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { shared } from '../../core/schemas.js'
 import { RpcCode, type RpcError } from './errors.js'
+import { LegacyTask } from './legacy-schemas.js'
 import { Task } from './schemas.js'
 
 type Id = string | number | null
@@ -47,7 +48,10 @@ export const JsonRpcErrorResponse = shared('A2aErrorResponse', Type.Object({ ...
 
 export const JsonRpcResponse = Type.Object({
   ...envelope,
-  result: Type.Optional(Type.Object({ task: Task }, { description: 'A SendMessageResponse: the finished task.' })),
+  result: Type.Optional(Type.Union([
+    Type.Object({ task: Task }, { description: 'A 1.0 SendMessageResponse: the finished task.' }),
+    LegacyTask
+  ], { description: 'The finished task: wrapped in `{task}` on 1.0, the 0.3 task itself on 0.3.' })),
   error: Type.Optional(JsonRpcError)
 }, { description: 'A JSON-RPC response: a result or an error.' })
 

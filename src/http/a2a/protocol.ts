@@ -1,6 +1,16 @@
 /** The A2A protocol version this door speaks (A2A-Version, and the card's protocolVersion). */
 export const A2A_VERSION = '1.0'
 
+/**
+ * The earlier version served beside it, on the same endpoint: what a request without A2A-Version
+ * speaks (A2A 1.0 §3.6.2), as 0.3 clients send none.
+ */
+export const LEGACY_A2A_VERSION = '0.3'
+
+/** Whether A2A-Version asks for 0.3: absent or empty (0.3 clients send none), 0.3 or a 0.3.x patch. */
+export const isLegacyVersion = (version: string | undefined): boolean =>
+  version === undefined || /^\s*(0\.3(\.\d+)?)?\s*$/.test(version)
+
 /** Where the JSON-RPC binding is served. */
 export const A2A_PATH = '/a2a'
 

@@ -6,7 +6,7 @@ import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META } from '../../core/x402/sch
 import { fromApiError, type Era } from './errors.js'
 import { META } from './meta.js'
 
-/** What the HTTP request around a tools/call carries for it. */
+/** What the HTTP request around an MCP request carries for it. */
 export interface CallContext {
   /** X-Registry-Wallet-Token of the HTTP request, if any. */
   walletToken: string | undefined
@@ -14,6 +14,8 @@ export interface CallContext {
   idempotencyKey: string | string[] | undefined
   requestId: string
   log: Logger
+  /** The address the request came in at, for the links in a resource (throws the app's 400 for a Host it refuses). */
+  baseUrl: () => string
 }
 
 const metaString = (meta: Record<string, unknown> | undefined, key: string) => {

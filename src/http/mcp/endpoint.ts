@@ -42,9 +42,10 @@ export class McpEndpoint {
     }
   }
 
-  /** Tells the open subscriptions/listen streams (2026-07-28) that the tool list changed. */
-  toolsChanged (): void {
+  /** Tells the open subscriptions/listen streams (2026-07-28) that the catalog, so the tool and resource lists, changed. */
+  catalogChanged (): void {
     this.#modern.notify.toolsChanged()
+    this.#modern.notify.resourcesChanged()
   }
 
   /** Ends the open subscriptions/listen streams, so that the server can close. */

@@ -8,6 +8,7 @@ import { executionRequest, toCallResult, type CallContext } from './call.js'
 import type { Era } from './errors.js'
 import { FIND_BEES, findBees } from './find-bees.js'
 import { listTools } from './list.js'
+import { BEE_TEMPLATE, listResources, LLMS_URI, readResource, resourceTemplates } from './resources.js'
 
 export interface McpOptions {
   registry: Registry
@@ -20,7 +21,8 @@ export interface McpOptions {
 
 const instructions = 'Every Bee of the Apiary registry is a tool named by its id. Call find_bees to search the catalog ' +
   `(by words, category, price or recent success rate), then call the Bee. Pay-per-use Bees need a funded wallet token in the ${WALLET_HEADER_NAME} ` +
-  'HTTP header (or in the call\'s _meta as "ai.apiary/walletToken"); their price is in each tool\'s _meta "ai.apiary/pricing".'
+  'HTTP header (or in the call\'s _meta as "ai.apiary/walletToken"); their price is in each tool\'s _meta "ai.apiary/pricing". ' +
+  `Resources: ${LLMS_URI} (the catalog for a language model) and each Bee's Markdown page at ${BEE_TEMPLATE}.`
 
 /**
  * The MCP server for one HTTP request (stateless: nothing outlives the exchange, so any instance can
@@ -31,12 +33,19 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
     // 2025-era requests come without a session, so there is no stream to announce a change on; on
     // 2026-07-28 a client opens one with subscriptions/listen.
-    capabilities: { tools: { listChanged: era === 'modern' } },
+    capabilities: { tools: { listChanged: era === 'modern' }, resources: { listChanged: era === 'modern' } },
     instructions,
     // The list is the same for every caller, and changes whenever a Bee is published, changed or removed.
-    cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'public' } }
+    cacheHints: {
+      'tools/list': { ttlMs: 0, cacheScope: 'public' },
+      'resources/list': { ttlMs: 0, cacheScope: 'public' },
+      'resources/templates/list': { ttlMs: 0, cacheScope: 'public' }
+    }
   })
   server.setRequestHandler('tools/list', (request) => listTools(registry, request.params?.cursor))
+  server.setRequestHandler('resources/list', (request) => listResources(registry, board, request.params?.cursor))
+  server.setRequestHandler('resources/templates/list', () => resourceTemplates)
+  server.setRequestHandler('resources/read', ({ params }) => readResource(registry, board, params.uri, context.baseUrl))
   server.setRequestHandler('tools/call', async ({ params }) => {
     if (params.name === FIND_BEES) return await findBees(registry, board, search, params.arguments, era)
     const currency = registry.get(params.name)?.record.pricing.currency ?? ''

@@ -5,7 +5,9 @@ import { agentCard } from '../a2a/card.js'
 import { A2aEndpoint } from '../a2a/endpoint.js'
 import { apiaryDetails } from '../a2a/errors.js'
 import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse } from '../a2a/json-rpc.js'
-import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH } from '../a2a/protocol.js'
+import { legacyAgentCard } from '../a2a/legacy-card.js'
+import { LegacyAgentCard } from '../a2a/legacy-schemas.js'
+import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH, isLegacyVersion, LEGACY_A2A_VERSION } from '../a2a/protocol.js'
 import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
@@ -19,8 +21,9 @@ import { walletTokenOf } from '../wallet-token.js'
 const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
   const endpoint = new A2aEndpoint({ registry, execute: (request) => executor.execute(request) })
-  // One card per registry version and origin the service is reached at (bounded: Host is the client's).
-  let cards = { version: registry.version, byOrigin: new PerBaseUrl() }
+  // One card per registry version, A2A version and origin the service is reached at (bounded: Host is the client's).
+  const fresh = () => ({ version: registry.version, byOrigin: new PerBaseUrl(), legacyByOrigin: new PerBaseUrl() })
+  let cards = fresh()
 
   fastify.get(AGENT_CARD_PATH, {
     schema: {
@@ -28,10 +31,11 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       operationId: 'agent-card',
       security: [],
       summary: 'The A2A agent card',
-      description: `The A2A ${A2A_VERSION} agent card: every active Bee is a skill, and the JSON-RPC endpoint is POST ${A2A_PATH}. ` +
-        'Rebuilt when the registry changes; answers carry a strong ETag: send it back in If-None-Match to get 304 while nothing changed.',
+      description: `Every active Bee is a skill; the JSON-RPC endpoint (A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION}) is POST ${A2A_PATH}. ` +
+        `The ${A2A_VERSION} card with A2A-Version: ${A2A_VERSION}, the ${LEGACY_A2A_VERSION} card without. ` +
+        'Rebuilt when the registry changes; a strong ETag gives 304 on If-None-Match.',
       response: {
-        200: AgentCard,
+        200: Type.Union([AgentCard, LegacyAgentCard], { description: 'The card.' }),
         304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
         400: BAD_HOST
       }
@@ -39,8 +43,12 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request, reply) => {
     // The URLs in the card are where the client reached us (behind a gateway: its X-Forwarded-Proto and -Host).
     const origin = baseUrlOf(request)
-    if (cards.version !== registry.version) cards = { version: registry.version, byOrigin: new PerBaseUrl() }
-    const card = cards.byOrigin.get(origin, () => JSON.stringify(agentCard(origin, registry.all())))
+    if (cards.version !== registry.version) cards = fresh()
+    const version = request.headers['a2a-version']
+    const card = isLegacyVersion(Array.isArray(version) ? version[0] : version)
+      ? cards.legacyByOrigin.get(origin, () => JSON.stringify(legacyAgentCard(agentCard(origin, registry.all()))))
+      : cards.byOrigin.get(origin, () => JSON.stringify(agentCard(origin, registry.all())))
+    reply.header('vary', 'A2A-Version')
     return sendCached(request, reply, card, 'application/json; charset=utf-8')
   })
 
@@ -49,10 +57,11 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       tags: ['a2a'],
       operationId: 'a2a',
       security: [{}, { walletToken: [] }],
-      summary: `A2A ${A2A_VERSION} JSON-RPC endpoint`,
+      summary: `A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION} JSON-RPC endpoint`,
       description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the finished task: ' +
         'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +
-        'message), REJECTED for another refusal, FAILED when running it failed. Send A2A-Version: 1.0. Pay-per-use Bees take ' +
+        'message), REJECTED for another refusal, FAILED when running it failed. Without A2A-Version: 1.0, A2A 0.3: ' +
+        'message/send, in 0.3\'s shapes. Pay-per-use Bees take ' +
         'the wallet token from X-Registry-Wallet-Token, else from the request\'s metadata "ai.apiary/walletToken"; ' +
         'Idempotency-Key likewise ("ai.apiary/idempotencyKey"). Other methods answer UnsupportedOperation (-32004) or ' +
         'PushNotificationNotSupported (-32003); JSON-RPC errors come with HTTP 200 unless the HTTP request itself was refused.',

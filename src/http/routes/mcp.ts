@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ref } from '../../core/schemas.js'
+import { baseUrlOf } from '../base-url.js'
 import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { McpEndpoint } from '../mcp/endpoint.js'
@@ -19,7 +20,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     announcing = true
     setImmediate(() => {
       announcing = false
-      endpoint.toolsChanged()
+      endpoint.catalogChanged()
     })
   })
   // Before the server closes: an open listen stream would keep it waiting.
@@ -38,7 +39,8 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
       operationId: 'mcp',
       security: [{}, { walletToken: [] }],
       summary: 'Model Context Protocol (Streamable HTTP, stateless)',
-      description: 'Every active Bee as an MCP tool, plus find_bees to search them. Protocol versions 2025-06-18, ' +
+      description: 'Every active Bee as an MCP tool, plus find_bees to search them; as resources, llms.txt (apiary://llms.txt) ' +
+        'and each active Bee\'s Markdown page (apiary://bees/{id}). Protocol versions 2025-06-18, ' +
         '2025-11-25 (initialize handshake, no session) and 2026-07-28 (per-request envelope); answers are JSON, never ' +
         'an SSE stream (except subscriptions/listen). Pay-per-use Bees take the wallet token from X-Registry-Wallet-Token, ' +
         'else from the call\'s _meta "ai.apiary/walletToken"; Idempotency-Key likewise ("ai.apiary/idempotencyKey"). ' +
@@ -61,7 +63,8 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
       walletToken: walletTokenOf(request),
       idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
       requestId: request.id,
-      log: request.log
+      log: request.log,
+      baseUrl: () => baseUrlOf(request)
     })
     return await sendWebResponse(reply, response)
   })

@@ -13,7 +13,10 @@ test('the card, as the SDK reads it, describes the JSON-RPC endpoint, the wallet
   t.ok(card.description.includes('X-Registry-Wallet-Token'), 'the description says how to pay')
   t.equal(card.version, '1.0.0')
   t.same(card.provider, { organization: 'Apiary', url: base })
-  t.same(card.supportedInterfaces, [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }])
+  t.same(card.supportedInterfaces, [
+    { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+    { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' }
+  ], '1.0, preferred, and 0.3 beside it on the same endpoint')
   t.match(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false })
   t.same(card.securitySchemes.walletToken?.scheme, {
     $case: 'apiKeySecurityScheme',

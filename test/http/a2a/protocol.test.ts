@@ -21,7 +21,8 @@ test('malformed JSON-RPC is answered per the protocol, never with a 5xx', async 
     ['not a JSON-RPC request', '{"hello":"world"}', {}, 200, -32600],
     ['a notification', '{"jsonrpc":"2.0","method":"SendMessage","params":{}}', {}, 200, -32600],
     ['an unknown method', rpc('message/send'), {}, 200, -32601],
-    ['no A2A-Version (0.3)', rpc('SendMessage'), { 'a2a-version': '' }, 200, -32009],
+    ['no A2A-Version (0.3, where SendMessage is message/send)', rpc('SendMessage'), { 'a2a-version': '' }, 200, -32601],
+    ['an A2A-Version not served', rpc('SendMessage'), { 'a2a-version': '2.0' }, 200, -32009],
     ['params that are not a SendMessageRequest', rpc('SendMessage', { message: { parts: [] } }), {}, 200, -32602],
     ['a text part only', rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'weather-sensor' }] } }), {}, 200, -32005],
     ['a data part of another media type', rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: {}, mediaType: 'text/csv' }] } }), {}, 200, -32005],
@@ -40,7 +41,7 @@ test('malformed JSON-RPC is answered per the protocol, never with a 5xx', async 
   }
   const deep = await (await post(base, cases[3]![1])).json() as { error: { data: Array<Record<string, any>> } }
   t.equal(deep.error.data[1]?.value.code, 'BODY_TOO_DEEP', 'our body in data')
-  const violation = await (await post(base, cases[12]![1])).json() as { id: unknown, error: { data: Array<Record<string, any>> } }
+  const violation = await (await post(base, cases[13]![1])).json() as { id: unknown, error: { data: Array<Record<string, any>> } }
   t.equal(violation.id, 'r1', 'the request id is echoed')
   t.match(violation.error.data[0], { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: '/message/parts/data/beeId' }] })
   const query = await fetch(`${base}/a2a?A2A-Version=1.0`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc('GetTask', { id: 'x' }) })

@@ -18,6 +18,9 @@ export async function listening (t: Teardown, options: BuildOptions = {}): Promi
 export interface McpClient {
   listTools (params?: { cursor?: string }): Promise<{ tools: Array<Record<string, any>>, nextCursor?: string | undefined }>
   callTool (params: { name: string, arguments?: Record<string, unknown>, _meta?: Record<string, unknown> }): Promise<Record<string, any>>
+  listResources (params?: { cursor?: string }): Promise<{ resources: Array<Record<string, any>>, nextCursor?: string | undefined }>
+  listResourceTemplates (): Promise<{ resourceTemplates: Array<Record<string, any>> }>
+  readResource (params: { uri: string }): Promise<{ contents: Array<Record<string, any>> }>
   close (): Promise<void>
 }
 
