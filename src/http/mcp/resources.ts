@@ -6,6 +6,7 @@ import { discover } from '../../core/discovery.js'
 import { ApiError, bodyOf } from '../../core/errors.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { RegisteredBee, Registry } from '../../core/registry.js'
+import type { CatalogSearch } from '../../core/search.js'
 import { beePage } from '../markdown/bee-page.js'
 import { llmsIndex } from '../markdown/llms-index.js'
 import { LLMS_PAGE, LLMS_SELECTION } from '../routes/llms.js'
@@ -37,8 +38,8 @@ function beeResource ({ record }: RegisteredBee): Resource {
  * One resources/list page: llms.txt first, then the active Bees' pages in id order, paged with the
  * catalog's cursor, read from the registry at the time of the call.
  */
-export function listResources (registry: Registry, board: HealthBoard, cursor: string | undefined): ListResourcesResult {
-  const page = catalogPage(registry, board, cursor, PAGE_SIZE)
+export async function listResources (registry: Registry, board: HealthBoard, search: CatalogSearch, cursor: string | undefined): Promise<ListResourcesResult> {
+  const page = await catalogPage(registry, board, search, cursor, PAGE_SIZE)
   return {
     resources: [...(cursor === undefined ? [llmsResource] : []), ...page.bees.map(beeResource)],
     ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
@@ -61,7 +62,7 @@ export const resourceTemplates: ListResourceTemplatesResult = {
  * serves it: an inactive one says so). Links in them point at `baseUrl()`, the address the request
  * came in at, which is read only here: a Host it refuses is refused for this method only.
  */
-export function readResource (registry: Registry, board: HealthBoard, uri: string, baseUrl: () => string): ReadResourceResult {
+export async function readResource (registry: Registry, board: HealthBoard, search: CatalogSearch, uri: string, baseUrl: () => string): Promise<ReadResourceResult> {
   const bee = uri.startsWith(BEE_PREFIX) ? registry.get(uri.slice(BEE_PREFIX.length)) : undefined
   if (uri !== LLMS_URI && bee === undefined) throw new ResourceNotFoundError(uri, `No resource has the URI "${uri.slice(0, 200)}".`)
   let base: string
@@ -72,7 +73,7 @@ export function readResource (registry: Registry, board: HealthBoard, uri: strin
     throw error
   }
   // llms.txt names the most reliable Bees, as GET /llms.txt does.
-  const selection = () => discover(registry, board, { filter: {}, sort: 'reliability', minSuccessRate: undefined, limit: LLMS_SELECTION, cursor: undefined })?.bees ?? []
-  const text = bee === undefined ? llmsIndex(selection(), base, LLMS_PAGE) : beePage(bee, base)
+  const selection = async () => (await discover(registry, board, search, { filter: {}, q: undefined, sort: 'reliability', minSuccessRate: undefined, limit: LLMS_SELECTION, cursor: undefined }))?.bees ?? []
+  const text = bee === undefined ? llmsIndex(await selection(), base, LLMS_PAGE) : beePage(bee, base)
   return { contents: [{ uri, mimeType: MARKDOWN, text }] }
 }

@@ -43,9 +43,9 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
     }
   })
   server.setRequestHandler('tools/list', (request) => listTools(registry, request.params?.cursor))
-  server.setRequestHandler('resources/list', (request) => listResources(registry, board, request.params?.cursor))
+  server.setRequestHandler('resources/list', (request) => listResources(registry, board, search, request.params?.cursor))
   server.setRequestHandler('resources/templates/list', () => resourceTemplates)
-  server.setRequestHandler('resources/read', ({ params }) => readResource(registry, board, params.uri, context.baseUrl))
+  server.setRequestHandler('resources/read', ({ params }) => readResource(registry, board, search, params.uri, context.baseUrl))
   server.setRequestHandler('tools/call', async ({ params }) => {
     if (params.name === FIND_BEES) return await findBees(registry, board, search, params.arguments, era)
     const currency = registry.get(params.name)?.record.pricing.currency ?? ''
