@@ -9,7 +9,7 @@ import { etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
 import { x402Enabled } from '../src/config.js'
 import { executeErrorCodes } from '../src/http/execute-route.js'
 import { withoutRepeatedDescriptions } from '../src/http/openapi-descriptions.js'
-import { withCallExamples } from '../src/http/openapi-examples.js'
+import { withCallExamples, withResponseExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
 
 /**
@@ -67,11 +67,10 @@ export default fp(async (fastify) => {
             scheme: 'bearer',
             description: 'A publisher key issued by POST /api/publishers.'
           },
-          metricsToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'The operator\'s METRICS_TOKEN, for a Prometheus scraper.'
-          }
+          // Only /metrics names it, and /metrics is on this port only with a METRICS_TOKEN: an unused scheme is noise.
+          ...(fastify.config.METRICS_TOKEN === undefined
+            ? {}
+            : { metricsToken: { type: 'http', scheme: 'bearer', description: 'The operator\'s METRICS_TOKEN, for a Prometheus scraper.' } })
         }
       }
     }
@@ -83,7 +82,7 @@ export default fp(async (fastify) => {
   const current = () => {
     if (cached?.version !== registry.version) {
       const generated = registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {}, x402))
-      const document = shareComponents(withoutRepeatedDescriptions(withCallExamples(generated, registry)))
+      const document = shareComponents(withoutRepeatedDescriptions(withResponseExamples(withCallExamples(generated, registry))))
       const body = JSON.stringify(document)
       // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
       cached = { version: registry.version, document, text: { body, etag: `W/${etagOf(body)}` } }
