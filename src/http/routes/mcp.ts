@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ref } from '../../core/schemas.js'
+import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { McpEndpoint } from '../mcp/endpoint.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
@@ -53,7 +54,8 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     },
     // The SDK checks the message and answers in JSON-RPC (-32600, -32601, -32602): route validation
     // would answer in the app's error shape instead. The schema above documents it.
-    validatorCompiler: () => () => true
+    validatorCompiler: () => () => true,
+    onRequest: doorGuard(fastify.config)
   }, async (request, reply) => {
     const response = await endpoint.serve(toWebRequest(request, request.body), request.body, {
       walletToken: walletTokenOf(request),
