@@ -40,8 +40,8 @@ export default fp(async (fastify) => {
       tags: [
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
-        { name: 'mcp', description: 'The Model Context Protocol door: every active Bee as a tool (see the README, MCP).' },
-        { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see the README, A2A).' },
+        { name: 'mcp', description: 'The Model Context Protocol door: every active Bee as a tool (see docs/agents/mcp.md).' },
+        { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see docs/agents/a2a.md).' },
         { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
         { name: 'subscriptions', description: 'A wallet\'s subscriptions to Bees priced by subscription.' },
