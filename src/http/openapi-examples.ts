@@ -101,9 +101,11 @@ function exampleFor (document: OpenAPIV3.Document, response: OpenAPIV3.ResponseO
   for (const media of Object.values(response.content ?? {})) {
     if (media.example !== undefined || media.examples !== undefined || media.schema === undefined) continue
     // A shared shape (a Bee, a wallet) carries its example once, in components/schemas, for every answer naming it.
-    const shared = '$ref' in media.schema ? document.components?.schemas?.[media.schema.$ref.split('/').pop() ?? ''] : undefined
+    // So does a refusal: its body is the shared error shape (allOf's first part) narrowed to the operation's codes.
+    const named = '$ref' in media.schema ? media.schema : media.schema.allOf?.[0]
+    const shared = named !== undefined && '$ref' in named ? document.components?.schemas?.[named.$ref.split('/').pop() ?? ''] : undefined
     if (shared !== undefined && !('$ref' in shared)) {
-      shared.example ??= exampleValue(resolved(document, shared) as object)
+      shared.example ??= asServiceWouldSay(exampleValue(resolved(document, shared) as object), status)
       continue
     }
     media.example = asServiceWouldSay(exampleValue(resolved(document, media.schema) as object), status)

@@ -28,12 +28,13 @@ function samples (document: OpenAPIV3.Document) {
         for (const [type, media] of Object.entries(response(value)?.content ?? {})) {
           const where = `${name} ${status} ${type}`
           // A shared schema's own example stands for every answer that names it.
-          const shared = media.schema !== undefined && '$ref' in media.schema
-            ? document.components?.schemas?.[media.schema.$ref.split('/').pop() ?? ''] as OpenAPIV3.SchemaObject | undefined
+          const named = media.schema === undefined ? undefined : '$ref' in media.schema ? media.schema : media.schema.allOf?.[0]
+          const shared = named !== undefined && '$ref' in named
+            ? document.components?.schemas?.[named.$ref.split('/').pop() ?? ''] as OpenAPIV3.SchemaObject | undefined
             : undefined
           const example = media.example ?? shared?.example
           if (example === undefined) missing.push(where)
-          else found.push({ where, schema: media.schema, example })
+          else found.push({ where, schema: media.example === undefined ? named : media.schema, example })
         }
       }
     }
@@ -65,10 +66,10 @@ for (const [label, env] of [['by default', {}], ['with metrics on a token', { ME
   })
 }
 
-test('error examples speak as the service does: the status text, then a code the operation can send', async (t) => {
+test('the shared error body\'s example speaks as the service does: error, code, message, in that order', async (t) => {
   const app = await build(t)
   const document = (await app.inject('/openapi/openapi.json')).json<OpenAPIV3.Document>()
-  const notFound = document.components?.responses?.BeeNotFound as OpenAPIV3.ResponseObject
-  t.match(notFound.content?.['application/json']?.example, { error: 'Not Found', code: 'BEE_NOT_FOUND' })
-  t.same(Object.keys(notFound.content?.['application/json']?.example as object).slice(0, 3), ['error', 'code', 'message'])
+  const example = (document.components?.schemas?.Error as OpenAPIV3.SchemaObject).example as Record<string, unknown>
+  t.same(Object.keys(example).slice(0, 3), ['error', 'code', 'message'])
+  t.match(example.error, /^[A-Z][A-Za-z ]+$/, 'a status text')
 })
