@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
+# Node 26 is the current LTS (Node 20 reached its end of life on 2026-04-30); CI runs the fast suite on it (.ci/lts-test).
 # Build: compile TypeScript and the native modules (SQLite driver, RE2), then keep production dependencies only.
-FROM node:22-bookworm-slim AS build
+FROM node:26-trixie-slim AS build
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
@@ -18,7 +19,7 @@ RUN npm rebuild better-sqlite3 re2 \
   && npm prune --omit=dev
 
 # Run: no compiler, no dev dependencies, not root.
-FROM node:22-bookworm-slim
+FROM node:26-trixie-slim
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \

@@ -10,7 +10,7 @@ import { cachedText, etagOf, sendCached, type CachedText } from '../src/http/cac
 import { x402Enabled } from '../src/config.js'
 import { executeErrorCodes } from '../src/http/execute-route.js'
 import { withoutRepeatedDescriptions } from '../src/http/openapi-descriptions.js'
-import { withCallExamples } from '../src/http/openapi-examples.js'
+import { withCallExamples, withResponseExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
 
 declare module 'fastify' {
@@ -53,8 +53,8 @@ export default fp(async (fastify) => {
       tags: [
         { name: 'discovery', description: 'Find Bees and read their schemas.' },
         { name: 'execute', description: 'Run a Bee and receive Honey.' },
-        { name: 'mcp', description: 'The Model Context Protocol door: every active Bee as a tool (see the README, MCP).' },
-        { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see the README, A2A).' },
+        { name: 'mcp', description: 'The Model Context Protocol door: every active Bee as a tool (see docs/agents/mcp.md).' },
+        { name: 'a2a', description: 'The Agent2Agent (A2A) door: an agent card whose skills are the active Bees, and its JSON-RPC endpoint (see docs/agents/a2a.md).' },
         { name: 'publishing', description: 'Publishers register, change and retire their own Bees.' },
         { name: 'wallets', description: 'Prepaid wallets for pay-per-use Bees.' },
         { name: 'subscriptions', description: 'A wallet\'s subscriptions to Bees priced by subscription.' },
@@ -80,11 +80,10 @@ export default fp(async (fastify) => {
             scheme: 'bearer',
             description: 'A publisher key issued by POST /api/publishers.'
           },
-          metricsToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'The operator\'s METRICS_TOKEN, for a Prometheus scraper.'
-          }
+          // Only /metrics names it, and /metrics is on this port only with a METRICS_TOKEN: an unused scheme is noise.
+          ...(fastify.config.METRICS_TOKEN === undefined
+            ? {}
+            : { metricsToken: { type: 'http', scheme: 'bearer', description: 'The operator\'s METRICS_TOKEN, for a Prometheus scraper.' } })
         }
       }
     }
@@ -92,7 +91,7 @@ export default fp(async (fastify) => {
   const { registry } = fastify
   const x402 = x402Enabled(fastify.config)
   const generated = () => fastify.swagger() as OpenAPIV3.Document
-  const finish = (document: OpenAPIV3.Document) => shareComponents(withoutRepeatedDescriptions(withCallExamples(document, registry)))
+  const finish = (document: OpenAPIV3.Document) => shareComponents(withoutRepeatedDescriptions(withResponseExamples(withCallExamples(document, registry))))
   // Rebuilt only when the registry changes (a built-in Bee's status is in it), and serialized once then; its size
   // does not depend on the catalog, since published Bees are described by documents of their own.
   let cached: { version: number, document: OpenAPIV3.Document, text: CachedText } | null = null

@@ -17,7 +17,7 @@ export interface FakeBee {
   close (): Promise<void>
 }
 
-/** Verifies Apiary's signature the way the README tells publishers to. */
+/** Verifies Apiary's signature the way docs/publishers.md tells publishers to. */
 export function signatureIsValid (secret: string, headers: IncomingHttpHeaders, body: string): boolean {
   const timestamp = String(headers['x-apiary-timestamp'])
   const expected = `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`

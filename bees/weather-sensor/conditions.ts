@@ -1,6 +1,6 @@
 /**
  * WMO weather interpretation codes (WMO 4677, as Open-Meteo documents them for `weather_code`)
- * mapped to the `condition` string of the weather-sensor Bee. The README carries the same table.
+ * mapped to the `condition` string of the weather-sensor Bee. docs/bees/built-in.md carries the same table.
  */
 const conditions: Readonly<Record<number, string>> = {
   0: 'clear sky',

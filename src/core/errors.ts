@@ -5,7 +5,7 @@ import { MAX_BALANCE } from './schemas.js'
 /**
  * An error the client can act on, whatever door it came through. HTTP turns it into
  * `{error, code, message, ...extra}` with its status; MCP and the other doors carry the same body.
- * `code` is a stable UPPER_SNAKE identifier listed in the README.
+ * `code` is a stable UPPER_SNAKE identifier listed in docs/errors.md.
  */
 export class ApiError extends Error {
   readonly statusCode: number
@@ -32,7 +32,7 @@ export class RateLimitedError extends ApiError {
   }
 }
 
-/** The standard error body: `error` is the status text, `code` the stable identifier the README lists. */
+/** The standard error body: `error` is the status text, `code` the stable identifier docs/errors.md lists. */
 export function errorBody (status: number, code: string, message: string, extra?: Record<string, unknown>) {
   return { error: STATUS_CODES[status] ?? 'Error', code, message, ...extra }
 }

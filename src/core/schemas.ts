@@ -65,7 +65,7 @@ export const SubscriptionPlan = shared('SubscriptionPlan', Type.Object({
   overagePrice: Type.Unsafe<number | null>({
     type: 'number', nullable: true, minimum: 0.000001, maximum: 1000, description: 'Price of each further call; null: none until the period resets.'
   })
-}, { additionalProperties: false, description: 'A subscription plan (README, Subscriptions).' }))
+}, { additionalProperties: false, description: 'A subscription plan (docs/payments/subscriptions.md).' }))
 export type SubscriptionPlan = Static<typeof SubscriptionPlan>
 
 export const Pricing = Type.Object({
@@ -86,7 +86,7 @@ export const BeeConfig = Type.Object({
 const NullableNumber = (options: { minimum: number, maximum?: number, description: string }) =>
   Type.Unsafe<number | null>({ type: 'number', nullable: true, ...options })
 
-/** How a Bee has done lately, for agents to choose by (README, Bee health); nulls when nothing was counted, never a made-up figure. */
+/** How a Bee has done lately, for agents to choose by (docs/catalog.md, Bee health); nulls when nothing was counted, never a made-up figure. */
 export const BeeHealth = Type.Object({
   windowMinutes: Type.Integer({ minimum: 1, description: 'The window the figures cover: the last HEALTH_WINDOW_MINUTES minutes, the current one included.' }),
   calls: Type.Integer({
@@ -213,7 +213,7 @@ export const AnyResult = Type.Object({}, { additionalProperties: true, descripti
 
 export const ErrorBody = shared('Error', Type.Object({
   error: Type.String({ description: 'Short title of the error (the HTTP status text).' }),
-  code: Type.String({ description: 'Stable machine-readable code in UPPER_SNAKE case; see the README.' }),
+  code: Type.String({ description: 'Stable machine-readable code in UPPER_SNAKE case; see docs/errors.md.' }),
   message: Type.String({ description: 'What went wrong and what to do about it.' })
 }, { description: 'An error.' }))
 export type ErrorBody = Static<typeof ErrorBody>

@@ -17,7 +17,8 @@ test('the OpenAPI document is valid OpenAPI 3.0.3, version 1.0.0', async (t) => 
   t.equal(document.info.version, '1.0.0')
   // validate() dereferences in place: give it a copy and keep the original for the checks below.
   await t.resolves(SwaggerParser.validate(structuredClone(document)), 'passes the OpenAPI 3.0 schema and semantic checks')
-  t.same(Object.keys(document.components.securitySchemes).sort(), ['adminToken', 'metricsToken', 'publisherKey', 'walletToken'])
+  // metricsToken only with METRICS_TOKEN, when /metrics uses it (tested with the lint below).
+  t.same(Object.keys(document.components.securitySchemes).sort(), ['adminToken', 'publisherKey', 'walletToken'])
   t.match(document.components.securitySchemes.walletToken, { type: 'apiKey', in: 'header', name: 'X-Registry-Wallet-Token' })
   t.match(document.components.securitySchemes.adminToken, { type: 'http', scheme: 'bearer' })
 })
@@ -80,13 +81,14 @@ test('execute 200s declare the headers the service sends, so an agent can read i
   t.same(Object.keys(response.json()), ['beeId', 'timestamp', 'result', 'confidence', 'freshness'], 'the body is still Honey only')
 })
 
-test('Redocly\'s recommended rules find no error in the document', async (t) => {
-  const app = await build(t)
-  const source = (await app.inject('/openapi/openapi.json')).body
-  const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) })
-  const errors = problems.filter((problem) => problem.severity === 'error')
-  t.same(errors.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`), [])
-})
+for (const [label, env] of [['by default', {}], ['with /metrics on a token', { METRICS_TOKEN: 'metrics-token-0123456789' }]] as const) {
+  test(`Redocly's recommended rules find no error and no warning in the document (${label})`, async (t) => {
+    const app = await build(t, { env })
+    const source = (await app.inject('/openapi/openapi.json')).body
+    const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) })
+    t.same(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`), [])
+  })
+}
 
 test('the server is relative unless PUBLIC_BASE_URL names it, and the license is the package\'s', async (t) => {
   const relative = (await (await build(t)).inject('/openapi/openapi.json')).json()
@@ -152,11 +154,12 @@ test('the document is sent br or gzip as the client accepts, with a weak ETag th
 test('shared shapes and refusals appear once, and the document stays small', async (t) => {
   const app = await build(t)
   const document = (await app.inject('/openapi/openapi.json')).body
-  // The budget grows with the API, not with repetition: bytes per operation (the three built-in Bees' schemas included).
+  // The budget grows with the API, not with repetition: bytes per operation (the three built-in Bees' schemas included,
+  // and an example on every response: about 240 bytes an operation, shared shapes' examples given once).
   const operations = Object.values(JSON.parse(document).paths as Record<string, object>)
     .flatMap((path) => Object.keys(path).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))).length
   const perOperation = Buffer.byteLength(document) / operations
-  t.ok(perOperation < 2_800, `${Math.round(perOperation)} bytes per operation over ${operations} operations (${Buffer.byteLength(document)} in all): ` +
+  t.ok(perOperation < 3_000, `${Math.round(perOperation)} bytes per operation over ${operations} operations (${Buffer.byteLength(document)} in all): ` +
     'shared shapes and refusals by $ref keep it flat as operations are added')
   t.equal(document.match(/Stable machine-readable code/g)?.length, 1, 'the error body once')
 })

@@ -9,7 +9,7 @@ export const EarningsAccountId = Type.String({ pattern: EARNINGS_ACCOUNT_PATTERN
 export const EarningsEntry = shared('EarningsEntry', Type.Object({
   id: Type.Integer({ description: 'Entry number, increasing over the whole ledger.' }),
   kind: StringEnum(['sale', 'fee', 'x402', 'payout', 'opening'], {
-    description: 'sale (net of the fee), fee (the operator\'s), x402 (a sale paid with x402), payout, or opening: see the README.'
+    description: 'sale (net of the fee), fee (the operator\'s), x402 (a sale paid with x402), payout, or opening: see docs/payments/earnings.md.'
   }),
   amount: Type.Number({ description: 'Credited, or for a payout paid out; never negative.' }),
   fee: Type.Number({ description: 'On a sale: the fee withheld (price = amount + fee); else 0.' }),

@@ -131,7 +131,7 @@ function sqlite (path: string): Connected {
   const database = new Database(path)
   database.pragma('journal_mode = WAL')
   // NORMAL in WAL mode: a commit survives a crash of the process; an OS crash or power loss may lose
-  // the last commits but never corrupts the file (see the README).
+  // the last commits but never corrupts the file (see docs/operators/postgresql-and-redis.md).
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { PreparationStatus, Progress } from './schemas.js'
 
 /**
- * The states a record may be in for each action (see the README's table). A worker's own moves
+ * The states a record may be in for each action (see the table in docs/preparations.md). A worker's own moves
  * (claim: queued → running; settle: running → completed | failed, or back to queued to retry after a
  * back-off) are the repository's claim and settle.
  */

@@ -16,7 +16,7 @@ export const PreparationId = Type.String({
 
 export const PreparationStatus = StringEnum(['queued', 'running', 'completed', 'failed', 'canceled'], {
   description: 'queued (waiting for a worker), running, completed (outputFiles ready), failed (see error; retry with ' +
-    'POST …/retry) or canceled. See the README for every transition.'
+    'POST …/retry) or canceled. See docs/preparations.md for every transition.'
 })
 export type PreparationStatus = Static<typeof PreparationStatus>
 

@@ -26,7 +26,7 @@ export const BEE_ID_HEADER = 'x-apiary-bee-id'
 export const CONFIDENCE_HEADER = 'x-bee-confidence'
 
 /**
- * `v1=` HMAC-SHA256 over `${timestamp}.${body}` with the Bee's signing secret (see the README). During a
+ * `v1=` HMAC-SHA256 over `${timestamp}.${body}` with the Bee's signing secret (see docs/publishers.md). During a
  * rotation's overlap, one `v1=` entry per secret, the new one first, comma-separated as Stripe does, so
  * the publisher's endpoint accepts the call whichever secret it holds.
  */

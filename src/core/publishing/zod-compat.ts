@@ -88,7 +88,7 @@ const withTypeUnions = (schema: JsonObject): Json => mapSchemas(schema, (node) =
 /**
  * The Zod schema an agent framework gets from a Bee's stored schema with Zod 4's own import,
  * checked to accept and refuse what Apiary's validator does (bar the documented differences:
- * `format` semantics, see the README). Refuses, naming the part, what Zod cannot read or would read
+ * `format` semantics, see docs/publishers.md). Refuses, naming the part, what Zod cannot read or would read
  * differently. Each call uses a registry of its own: the global one keeps every `id` it sees and
  * would refuse a second schema reusing one.
  */

@@ -6,7 +6,7 @@ import { NullableString, ref, shared, StringEnum, SubscriptionPlan } from '../sc
 export const Subscription = shared('Subscription', Type.Object({
   id: Type.String({ description: 'sub_…' }),
   beeId: Type.String({ description: 'The Bee.' }),
-  state: StringEnum(['active', 'canceled', 'lapsed', 'ended'], { description: 'See the README, Subscriptions.' }),
+  state: StringEnum(['active', 'canceled', 'lapsed', 'ended'], { description: 'See docs/payments/subscriptions.md.' }),
   plan: ref(SubscriptionPlan),
   currency: Type.String({ description: 'ISO 4217 currency.' }),
   periodStart: Type.String({ format: 'date-time', description: 'Current period\'s start.' }),

@@ -3,7 +3,7 @@ import type { WalletToken } from '../ledger/tokens/token-repository.js'
 import { fromMicros } from '../money.js'
 import type { SigningKeyring } from './keyring.js'
 
-/** The `iss` of every token; a gateway checks it (see the README). */
+/** The `iss` of every token; a gateway checks it (see docs/payments/tokens.md). */
 export const TOKEN_ISSUER = 'apiary'
 
 export type Verified =

@@ -185,7 +185,7 @@ test('formats Zod checks as Apiary does', async (t) => {
 })
 
 /**
- * Where Zod and Apiary legitimately differ (listed in the README): each entry is a value Apiary
+ * Where Zod and Apiary legitimately differ (listed in docs/publishers.md): each entry is a value Apiary
  * decides one way and Zod the other. The test fails when a difference goes away, so the list stays true.
  */
 const differences: Array<[what: string, schema: JsonObject, value: unknown, apiaryAccepts: boolean]> = [

@@ -7,7 +7,7 @@ const methods = ['get', 'post', 'put', 'patch', 'delete'] as const
 /**
  * Every operation the OpenAPI document says needs credentials (no empty alternative). Execute routes are
  * left out: a wallet there pays for a call, and is judged after the input so that no one pays for input
- * the Bee would refuse (README, Wallets and payments).
+ * the Bee would refuse (docs/payments/wallets.md).
  */
 async function protectedOperations (app: Awaited<ReturnType<typeof build>>) {
   const document = (await app.inject({ method: 'GET', url: '/openapi/openapi.json' })).json<OpenAPIV3.Document>()
