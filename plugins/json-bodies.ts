@@ -1,8 +1,6 @@
 import fp from 'fastify-plugin'
 import { ApiError } from '../src/core/errors.js'
-
-/** Deeper JSON is refused: no input here needs it, and deep values overflow the stack of whatever recurses over them. */
-export const MAX_JSON_DEPTH = 64
+import { MAX_JSON_DEPTH } from '../src/core/json-depth.js'
 
 /** A value still to visit, with the way back to the root (the JSON pointer is built only for a message). */
 interface Pending { value: object, depth: number, parent: Pending | null, key: string }

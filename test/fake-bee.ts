@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize' | 'not-object' | 'too-deep'
+export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize' | 'not-object' | 'too-deep' | 'far-too-deep'
 
 export interface FakeBee {
   url: string
@@ -49,7 +49,9 @@ export async function startFakeBee (): Promise<FakeBee> {
         case 'oversize': return json(200, JSON.stringify({ shout: 'A'.repeat(2 * 1024 * 1024), length: 1 }))
         case 'not-object': return json(200, JSON.stringify(text))
         // Valid JSON well under the size cap, nested past what a recursive stringify can take.
-        case 'too-deep': return json(200, `{"shout":"A","length":1,"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
+        // Past the 64 levels Apiary serves; far past it, deep enough to overflow a recursive parser's stack.
+        case 'too-deep': return json(200, `{"shout":"A","length":1,"extra":${'['.repeat(100)}${']'.repeat(100)}}`)
+        case 'far-too-deep': return json(200, `{"shout":"A","length":1,"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
         default:
           fake.beforeAnswer().then(
             () => json(200, JSON.stringify({ shout: text.toUpperCase(), length: text.length }), fake.replyHeaders),

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { Agent, request } from 'undici'
 import { ApiError } from '../errors.js'
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
@@ -112,6 +113,9 @@ export class RemoteBeeProxy {
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
       const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
       throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with ${kind}, not a JSON object. You were not charged.`)
+    }
+    if (nestedDeeperThan(result, MAX_JSON_DEPTH)) {
+      throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
     }
     return { result, confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
   }

@@ -19,7 +19,7 @@ test('a paid published Bee whose answer Apiary cannot serve is a 502 and the cha
     method: 'POST', url: '/api/bees/odd-shouter/execute', payload: { text: 'hi' }, headers: { 'x-registry-wallet-token': wallet.token }
   })
 
-  for (const mode of ['not-object', 'too-deep'] as const) {
+  for (const mode of ['not-object', 'too-deep', 'far-too-deep'] as const) {
     fake.mode = mode
     const response = await call()
     t.equal(response.statusCode, 502, mode)

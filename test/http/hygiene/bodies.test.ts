@@ -1,5 +1,6 @@
 import { test } from 'tap'
-import { jsonBodyProblem, MAX_JSON_DEPTH } from '../../../plugins/json-bodies.js'
+import { jsonBodyProblem } from '../../../plugins/json-bodies.js'
+import { MAX_JSON_DEPTH } from '../../../src/core/json-depth.js'
 import { backends } from '../../databases.js'
 import { startFakeBee } from '../../fake-bee.js'
 import { adminHeaders, build } from '../../helper.js'
