@@ -4,6 +4,7 @@ import { subscriptionsMigration } from './subscriptions/migration.js'
 import { subscriptionCallsMigration } from './subscriptions/calls-migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
+import { oauthMigration } from './oauth/migration.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -227,7 +228,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0009_earnings': earningsMigration(dialect),
       '0010_subscriptions': subscriptionsMigration(dialect),
       '0011_subscription_calls': subscriptionCallsMigration(dialect),
-      '0012_bee_health': healthMigration
+      '0012_bee_health': healthMigration,
+      '0013_oauth': oauthMigration
     })
   }
 }
