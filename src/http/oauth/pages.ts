@@ -15,7 +15,8 @@ export async function sendPage (reply: FastifyReply, status: number, html: strin
     .header('content-security-policy', `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
     .header('x-frame-options', 'DENY')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on the form's POST, and the origin check needs it.
+    .header('referrer-policy', 'same-origin')
     .type('text/html; charset=utf-8')
     .send(html)
 }

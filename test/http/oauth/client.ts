@@ -3,7 +3,8 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthCli
 /** Stands for the browser an MCP client opens: answers the authorization URL, returns the redirect with the code. */
 export type Consent = (authorizationUrl: URL) => Promise<URL>
 
-const REDIRECT = 'http://127.0.0.1:9/callback'
+// Nothing listens there; a port browsers do not refuse (9 is on their blocked list).
+export const REDIRECT = 'http://127.0.0.1:59999/callback'
 
 /** An MCP SDK client's OAuth state kept in memory, as a desktop client keeps it on disk. */
 export class MemoryOAuthProvider implements OAuthClientProvider {

@@ -12,7 +12,7 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   const client = await connectWithOAuth(oauthUrl, provider, formConsent({ wallet_key: wallet.token, cap: '0.002', per_call_cap: '0.001', bees: 'all', expires_in_days: '1' }, seen))
   t.teardown(() => client.close())
   t.match(seen.page, /Budget Agent/, 'the consent page names the client')
-  t.match(seen.page, /127\.0\.0\.1:9/, 'and its redirect host')
+  t.match(seen.page, /127\.0\.0\.1:59999/, 'and its redirect host')
 
   const call = async () => await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'I love it' } }) as { isError?: boolean, content: Array<{ text: string }> }
   t.notOk((await call()).isError, 'the first paid call goes through')
@@ -26,6 +26,6 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   const tokens = await app.inject({ method: 'GET', url: '/api/wallet/tokens', headers: { 'x-registry-wallet-token': wallet.token } })
   const listed = tokens.json<{ tokens: Array<{ label: string, spent: number, parentId: string | null }> }>().tokens
   const budget = listed.find((token) => token.parentId === null)
-  t.match(budget, { label: 'OAuth: Budget Agent (127.0.0.1:9)', spent: 0.002 }, 'the budget is listed with the wallet\'s tokens')
+  t.match(budget, { label: 'OAuth: Budget Agent (127.0.0.1:59999)', spent: 0.002 }, 'the budget is listed with the wallet\'s tokens')
   t.ok(provider.saved.refresh_token, 'a refresh token was issued')
 })
