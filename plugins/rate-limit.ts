@@ -23,7 +23,7 @@ const counted: Record<CallerClass, string> = { wallet: 'this wallet', publisher:
  * token counts against its wallet, not itself: a holder mints tokens at will, so a limit per token would
  * be no limit. It is verified in-process (its signature: no database round trip once its key is cached);
  * a forged one counts as its client address. Keys name wallets and publishers by id, never by a secret.
- * With REDIS_URL the counters are shared by every instance.
+ * With REDIS_URL the counters are shared by every instance, under REDIS_KEY_PREFIX.
  */
 export default fp(async (fastify) => {
   const { config, ledger, redis, walletTokens } = fastify
@@ -77,7 +77,7 @@ export default fp(async (fastify) => {
     keyGenerator: keyOf,
     max: (request) => limits[classOf(request)],
     allowList: (request) => limits[classOf(request)] === 0,
-    ...(redis === null ? {} : { redis, nameSpace: 'apiary:rate-limit:' }),
+    ...(redis === null ? {} : { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rate-limit:` }),
     // Redis unreachable: serve without limits rather than fail every request.
     skipOnError: true,
     errorResponseBuilder: (request, context) => {

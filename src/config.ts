@@ -259,6 +259,12 @@ export const ConfigSchema = Type.Object({
     description: 'Redis (redis:// or rediss://) that holds the rate-limit counters, so every instance shares them; unset: each ' +
       'instance counts in its own memory.'
   })),
+  REDIS_KEY_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9._:-]{1,64}$',
+    default: 'apiary:',
+    description: 'Start of every key this service writes in REDIS_URL (the per-caller and per-Bee rate-limit counters): give ' +
+      'each deployment sharing one Redis its own (e.g. apiary-staging:), or they share counters. Letters, digits, . _ : -.'
+  }),
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 86_400,

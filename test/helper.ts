@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
@@ -25,6 +25,8 @@ export interface BuildOptions {
   env?: Record<string, string>
   /** Receives every log line, at level info and above (for assertions on what is logged). */
   logLines?: string[]
+  /** Receives every route as it is added, its schema as the app finished it (for tests that walk the routes). */
+  routes?: RouteOptions[]
 }
 
 /**
@@ -57,6 +59,8 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
         })
       }
   const server = Fastify({ ...serverOptions(config), logger })
+  const routes = options.routes
+  if (routes !== undefined) server.addHook('onRoute', (route) => { routes.push(route) })
   await server.register(fp(app), { config })
   await server.ready()
   t.teardown(() => server.close())

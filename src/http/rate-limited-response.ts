@@ -3,7 +3,8 @@ import { refusal } from './refusals.js'
 
 const header = (description: string) => ({ type: 'string', description })
 
-const headers = {
+/** The headers of a 429, and of every answer under the limit (RateLimit-*). */
+export const RATE_LIMIT_HEADERS = {
   'retry-after': header('Seconds to wait before retrying.'),
   'ratelimit-limit': header('The requests this caller may make per window (RATE_LIMITED only).'),
   'ratelimit-remaining': header('The requests left in the current window (RATE_LIMITED only).'),
@@ -20,12 +21,12 @@ export const EXECUTE_RATE_LIMIT_CODES = ['RATE_LIMITED', 'BEE_RATE_LIMITED']
 export const rateLimitedResponse = {
   ...refusal('Too many requests from this caller (its wallet, key or address); nothing was charged.', ['RATE_LIMITED'],
     { body: RateLimitedBody, name: 'RateLimited' }),
-  headers
+  headers: RATE_LIMIT_HEADERS
 }
 
 /** The 429 of an execute route: the caller's limit, or the Bee's own limit on all its callers together. */
 export const executeRateLimitedResponse = {
   ...refusal('Too many requests from this caller, or to this Bee from all its callers together; nothing was charged.',
     EXECUTE_RATE_LIMIT_CODES, { body: RateLimitedBody, name: 'ExecuteRateLimited' }),
-  headers
+  headers: RATE_LIMIT_HEADERS
 }

@@ -23,7 +23,10 @@ export const BODY_CODES = {
 export const refusal = (description: string, codes: readonly string[], options: { body?: SharedSchema, name?: string } = {}) => ({
   description,
   ...(options.name === undefined ? {} : { [SHARED_RESPONSE]: options.name }),
-  allOf: [{ $ref: (options.body ?? ErrorBody).$id }, { properties: { code: { enum: [...new Set(codes)] } } }]
+  // `error` and `message` are named again, empty, only to keep the keys in the order `error, code, message`:
+  // fast-json-stringify merges a body that is itself an allOf (ValidationError, RateLimited) after this
+  // object, so a lone `code` here would be written first.
+  allOf: [{ $ref: (options.body ?? ErrorBody).$id }, { properties: { error: {}, code: { enum: [...new Set(codes)] }, message: {} } }]
 })
 
 /** 400 of a route that reads no body: the request's own refusals and the route's. */

@@ -3,7 +3,7 @@ import { test } from 'tap'
 import { backends } from '../databases.js'
 import { errorShapeProblem, jsonRpcErrorProblem, send, type RawResponse } from './http.js'
 import { fuzzCases, operationsOf, type FuzzCase, type Operation } from './operations.js'
-import { startTarget } from './target.js'
+import { LIMIT_PASSES, startTarget } from './target.js'
 
 /** Requests per operation and backend; the document has about 25 operations. FUZZ_RUNS overrides it. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60)
@@ -34,60 +34,62 @@ function problemOf (operation: Operation, response: RawResponse): string | null 
 }
 
 for (const backend of backends) {
-  test(`fuzz: every operation of the live OpenAPI document (${backend.name})`, { skip: backend.skip, timeout: 240_000 }, async (t) => {
-    const database = await backend.open()
-    t.teardown(database.drop)
-    const target = await startTarget(database)
-    t.teardown(target.stop)
+  for (const pass of LIMIT_PASSES) {
+    test(`fuzz: every operation of the live OpenAPI document (${backend.name}, ${pass.name})`, { skip: backend.skip, timeout: 240_000 }, async (t) => {
+      const database = await backend.open()
+      t.teardown(database.drop)
+      const target = await startTarget(database, pass.env)
+      t.teardown(target.stop)
 
-    const operations = operationsOf(target.document)
-    t.ok(operations.length >= 20, `${operations.length} operations in the document`)
-    t.ok(operations.some((operation) => operation.template === '/api/bees/fuzz-paid/execute'), 'published Bees have their own execute paths')
+      const operations = operationsOf(target.document)
+      t.ok(operations.length >= 20, `${operations.length} operations in the document`)
+      t.ok(operations.some((operation) => operation.template === '/api/bees/fuzz-paid/execute'), 'published Bees have their own execute paths')
 
-    const findings: Finding[] = []
-    const statuses = new Map<string, number>()
-    let sent = 0
-    let slowest = { ms: 0, request: '' }
-    for (const operation of operations) {
-      const cases: FuzzCase[] = fc.sample(fuzzCases(target, operation), { seed: seedFor(operation), numRuns: RUNS })
-      for (const fuzzCase of cases) {
-        sent++
-        let response: RawResponse
-        try {
-          response = await send(target.url, fuzzCase.request)
-        } catch (error) {
-          const code = (error as { code?: string }).code ?? 'ERROR'
-          findings.push({ operation: operation.label, status: code, ms: HANG_MS, problem: `no answer: ${(error as Error).message}`, request: fuzzCase.description })
-          continue
+      const findings: Finding[] = []
+      const statuses = new Map<string, number>()
+      let sent = 0
+      let slowest = { ms: 0, request: '' }
+      for (const operation of operations) {
+        const cases: FuzzCase[] = fc.sample(fuzzCases(target, operation), { seed: seedFor(operation), numRuns: RUNS })
+        for (const fuzzCase of cases) {
+          sent++
+          let response: RawResponse
+          try {
+            response = await send(target.url, fuzzCase.request)
+          } catch (error) {
+            const code = (error as { code?: string }).code ?? 'ERROR'
+            findings.push({ operation: operation.label, status: code, ms: HANG_MS, problem: `no answer: ${(error as Error).message}`, request: fuzzCase.description })
+            continue
+          }
+          const key = `${operation.label} ${response.status}`
+          statuses.set(key, (statuses.get(key) ?? 0) + 1)
+          if (response.ms > slowest.ms) slowest = { ms: response.ms, request: fuzzCase.description }
+          const problem = problemOf(operation, response)
+          if (problem !== null) findings.push({ operation: operation.label, status: response.status, ms: response.ms, problem, request: fuzzCase.description })
+          if (response.ms > HANG_MS) findings.push({ operation: operation.label, status: response.status, ms: response.ms, problem: `took ${Math.round(response.ms)} ms`, request: fuzzCase.description })
         }
-        const key = `${operation.label} ${response.status}`
-        statuses.set(key, (statuses.get(key) ?? 0) + 1)
-        if (response.ms > slowest.ms) slowest = { ms: response.ms, request: fuzzCase.description }
-        const problem = problemOf(operation, response)
-        if (problem !== null) findings.push({ operation: operation.label, status: response.status, ms: response.ms, problem, request: fuzzCase.description })
-        if (response.ms > HANG_MS) findings.push({ operation: operation.label, status: response.status, ms: response.ms, problem: `took ${Math.round(response.ms)} ms`, request: fuzzCase.description })
       }
-    }
 
-    const serverErrors = findings.filter((finding) => typeof finding.status === 'number' && finding.status >= 500)
-    const badShapes = findings.filter((finding) => typeof finding.status === 'number' && finding.status < 500 && finding.problem.includes('error body'))
-    const hangs = findings.filter((finding) => finding.ms > HANG_MS || typeof finding.status === 'string')
-    const report = (list: Finding[]) => list.slice(0, 15).map((finding) => `${finding.operation} → ${finding.status} (${Math.round(finding.ms)} ms): ${finding.problem}\n    ${finding.request}`)
+      const serverErrors = findings.filter((finding) => typeof finding.status === 'number' && finding.status >= 500)
+      const badShapes = findings.filter((finding) => typeof finding.status === 'number' && finding.status < 500 && finding.problem.includes('error body'))
+      const hangs = findings.filter((finding) => finding.ms > HANG_MS || typeof finding.status === 'string')
+      const report = (list: Finding[]) => list.slice(0, 15).map((finding) => `${finding.operation} → ${finding.status} (${Math.round(finding.ms)} ms): ${finding.problem}\n    ${finding.request}`)
 
-    const health = await Promise.all([0, 1, 2].map(async () => await send(target.url, { method: 'GET', path: '/health' })))
-    const fastest = Math.min(...health.map((response) => response.ms))
-    const alive = target.server.child.exitCode === null && target.server.child.signalCode === null
-    console.log(`fuzz ${backend.name}: seed ${SEED}, ${RUNS} runs per operation, ${operations.length} operations: ${sent} requests, ` +
+      const health = await Promise.all([0, 1, 2].map(async () => await send(target.url, { method: 'GET', path: '/health' })))
+      const fastest = Math.min(...health.map((response) => response.ms))
+      const alive = target.server.child.exitCode === null && target.server.child.signalCode === null
+      console.log(`fuzz ${backend.name}, ${pass.name}: seed ${SEED}, ${RUNS} runs per operation, ${operations.length} operations: ${sent} requests, ` +
       `${serverErrors.length} 5xx, ${badShapes.length} malformed errors, ${hangs.length} hangs (>${HANG_MS} ms or no answer), ` +
       `slowest ${Math.round(slowest.ms)} ms, /health ${Math.round(fastest)} ms after, process ${alive ? 'alive' : 'dead'}`)
-    if (process.env.FUZZ_VERBOSE !== undefined) console.log([...statuses].sort().map(([key, count]) => `  ${key}: ${count}`).join('\n'))
-    if (slowest.ms > HANG_MS / 2) console.log(`  slowest: ${slowest.request}`)
+      if (process.env.FUZZ_VERBOSE !== undefined) console.log([...statuses].sort().map(([key, count]) => `  ${key}: ${count}`).join('\n'))
+      if (slowest.ms > HANG_MS / 2) console.log(`  slowest: ${slowest.request}`)
 
-    t.same(report(serverErrors), [], 'no request is answered with a 5xx')
-    t.same(report(badShapes), [], 'every 4xx is JSON {error, code, message} with string fields')
-    t.same(report(hangs), [], `every request is answered within ${HANG_MS} ms`)
-    t.ok(alive, 'the server process is alive afterwards')
-    t.ok(health.every((response) => response.status === 200), '/health answers 200 afterwards')
-    t.ok(fastest < 100, `/health answers within 100 ms afterwards (${Math.round(fastest)} ms)`)
-  })
+      t.same(report(serverErrors), [], 'no request is answered with a 5xx')
+      t.same(report(badShapes), [], 'every 4xx is JSON {error, code, message} with string fields')
+      t.same(report(hangs), [], `every request is answered within ${HANG_MS} ms`)
+      t.ok(alive, 'the server process is alive afterwards')
+      t.ok(health.every((response) => response.status === 200), '/health answers 200 afterwards')
+      t.ok(fastest < 100, `/health answers within 100 ms afterwards (${Math.round(fastest)} ms)`)
+    })
+  }
 }

@@ -51,6 +51,16 @@ export async function publishBee (url: string, publisher: Publisher, body: objec
   return created(sendJson(url, 'POST', '/api/bees', body, { authorization: `Bearer ${publisher.key}` }))
 }
 
+/**
+ * The two passes every adversarial suite makes: with the per-caller limits lifted (test/server-process.ts
+ * lifts them), so that each attack reaches its route, and with the defaults an operator runs, so that the
+ * limit's own refusals (429 on every door) are attacked too. An empty variable counts as unset.
+ */
+export const LIMIT_PASSES = [
+  { name: 'limits lifted', env: {} },
+  { name: 'default limits', env: { RATE_LIMIT_ANONYMOUS_PER_WINDOW: '', RATE_LIMIT_WALLET_PER_WINDOW: '', RATE_LIMIT_PUBLISHER_PER_WINDOW: '' } }
+] as const
+
 export const paidPricing = { type: 'pay-per-use', costPerCall: PAID_PRICE }
 
 /**

@@ -135,6 +135,23 @@ test('with REDIS_URL every instance shares the counters', { skip: redisSkip }, a
   t.equal((await discover(b, address)).headers['ratelimit-remaining'], '0')
 })
 
+test('deployments sharing one Redis with their own REDIS_KEY_PREFIX do not share counters', { skip: redisSkip }, async (t) => {
+  // Prefixes of this run only: keys in Redis outlive it.
+  const [mine, theirs] = [`t-${randomBytes(6).toString('hex')}:`, `t-${randomBytes(6).toString('hex')}:`]
+  const env = (prefix: string) => ({ ...limits(2, 0, 0), RATE_LIMIT_BUILTIN_BEES: 'text-summarizer=1', REDIS_URL: process.env.TEST_REDIS_URL as string, REDIS_KEY_PREFIX: prefix })
+  const [a, other, b] = [await build(t, { env: env(mine) }), await build(t, { env: env(theirs) }), await build(t, { env: env(mine) })]
+  const address = from(someAddress())
+  const statuses = []
+  for (const app of [a, other, b]) statuses.push((await discover(app, address)).statusCode)
+  t.same(statuses, [200, 200, 200], 'the other deployment\'s call did not count against this one')
+  t.equal((await discover(b, address)).statusCode, 429, 'this deployment\'s instances count together')
+
+  const summarize = (app: FastifyInstance) => execute(app, 'text-summarizer', { text: 'Hello there, friend.' }, undefined, from(someAddress()))
+  const calls = []
+  for (const app of [a, other, b]) calls.push((await summarize(app)).json().code ?? 'OK')
+  t.same(calls, ['OK', 'OK', 'BEE_RATE_LIMITED'], 'a Bee\'s own limit, likewise')
+})
+
 test('a REDIS_URL that does not answer stops start-up naming it', async (t) => {
   await t.rejects(build(t, { env: { REDIS_URL: 'redis://user:secret@127.0.0.1:9' } }), /^REDIS_URL: cannot connect to Redis at 127\.0\.0\.1:9: .*ECONNREFUSED/)
 })

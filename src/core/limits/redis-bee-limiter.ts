@@ -13,7 +13,8 @@ export class RedisBeeLimiter implements BeeLimiter {
   readonly #redis: Redis
   readonly #prefix: string
 
-  constructor (redis: Redis, prefix = 'apiary:bee-calls:') {
+  /** `prefix` starts every key: REDIS_KEY_PREFIX and this limiter's own, so deployments sharing a Redis keep apart. */
+  constructor (redis: Redis, prefix: string) {
     this.#redis = redis
     this.#prefix = prefix
   }

@@ -10,6 +10,7 @@ import { AgentCard } from '../a2a/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { PerBaseUrl, sendCached } from '../cached-text.js'
 import { BAD_HOST } from '../refusals.js'
+import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { walletTokenOf } from '../wallet-token.js'
@@ -65,6 +66,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     // The endpoint checks the message and answers in JSON-RPC (-32600, -32602): route validation would
     // answer in the app's error shape instead. The schema above documents it.
     validatorCompiler: () => () => true,
+    onRequest: doorGuard(fastify.config),
     // The app's refusals in JSON-RPC, their body in A2A's error details; on this route only, so the agent
     // card keeps the standard error body.
     preSerialization: jsonRpcRefusals(apiaryDetails)

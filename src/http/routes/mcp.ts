@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ref } from '../../core/schemas.js'
+import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { McpEndpoint } from '../mcp/endpoint.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
@@ -58,6 +59,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     // would answer in the app's error shape instead. The schema above documents it.
     validatorCompiler: () => () => true
   }
+  const guard = doorGuard(fastify.config)
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const bearer = await mcpBearerToken(request, reply, fastify.walletTokens.signer)
     const response = await endpoint.serve(toWebRequest(request, request.body), request.body, {
@@ -68,11 +70,11 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     })
     return await sendWebResponse(reply, response)
   }
-  fastify.post('/mcp', { ...options, schema: schema('mcp', '') }, serve)
+  fastify.post('/mcp', { ...options, schema: schema('mcp', ''), onRequest: guard }, serve)
   fastify.post(MCP_OAUTH_PATH, {
     ...options,
     schema: schema('mcpOAuth', ' This door requires the Bearer token: without one it answers 401 with WWW-Authenticate, which starts an MCP client\'s OAuth flow.'),
-    onRequest: requireMcpBearer
+    onRequest: [guard, requireMcpBearer]
   }, serve)
 }
 

@@ -33,7 +33,12 @@ const BeeFields = {
   outputSchema: JsonSchemaInput('JSON Schema (draft-07) of your result; type object.'),
   pricing: Type.Object({
     type: StringEnum(['free', 'pay-per-use', 'subscription'], { description: 'free, pay-per-use (from the caller\'s wallet), or subscription (with plan).' }),
-    costPerCall: Type.Number({ minimum: 0, maximum: 1000, description: 'Price of one call; 0 if free; a subscription\'s overagePrice or 0.' }),
+    costPerCall: Type.Optional(Type.Number({
+      minimum: 0,
+      maximum: 1000,
+      description: 'Price of one call: above 0, and required, for pay-per-use; 0 if free; a subscription\'s overagePrice or 0. ' +
+        'Absent: 0 for a free Bee, the plan\'s overagePrice (or 0) for a subscription.'
+    })),
     currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).')),
     // Inline: request bodies are compiled without the shared schemas.
     plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, description: 'A subscription\'s plan.' }))
@@ -59,7 +64,7 @@ const PublishBody = Type.Object({
     endpoint: 'https://shouter.example.com/execute',
     inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] },
     outputSchema: { type: 'object', properties: { shout: { type: 'string' } }, required: ['shout'] },
-    pricing: { type: 'free', costPerCall: 0 }
+    pricing: { type: 'free' }
   }]
 })
 
@@ -95,7 +100,9 @@ function refused (code: string, message: string): ApiError {
 }
 
 function priceOf (pricing: Static<typeof BeeFields.pricing>, defaultCurrency: string): StoredBee['pricing'] {
-  const costMicros = toMicros(pricing.costPerCall)
+  // The spec makes costPerCall optional: it is 0 for a free Bee, and a subscription's follows from its plan.
+  const costPerCall = pricing.costPerCall ?? (pricing.type === 'subscription' ? pricing.plan?.overagePrice ?? 0 : 0)
+  const costMicros = toMicros(costPerCall)
   if (costMicros === null) throw refused('INVALID_AMOUNT', 'costPerCall has at most 6 decimal places.')
   if (pricing.type === 'pay-per-use' && costMicros === 0) throw refused('INVALID_PRICE', 'A pay-per-use Bee needs a costPerCall above 0.')
   if (pricing.type === 'free' && costMicros !== 0) throw refused('INVALID_PRICE', 'A free Bee has costPerCall 0.')
@@ -109,7 +116,7 @@ function priceOf (pricing: Static<typeof BeeFields.pricing>, defaultCurrency: st
   if (toMicros(plan.periodPrice) === null || (plan.overagePrice !== null && toMicros(plan.overagePrice) === null)) {
     throw refused('INVALID_AMOUNT', 'Plan prices have at most 6 decimal places.')
   }
-  if ((plan.overagePrice ?? 0) !== pricing.costPerCall) throw refused('INVALID_PRICE', 'A subscription Bee\'s costPerCall is its plan\'s overagePrice, or 0 without one.')
+  if ((plan.overagePrice ?? 0) !== costPerCall) throw refused('INVALID_PRICE', 'A subscription Bee\'s costPerCall is its plan\'s overagePrice, or 0 without one.')
   return { type: 'subscription', costMicros, currency, plan }
 }
 

@@ -178,6 +178,24 @@ test('the lifecycle: inactive, deprecated with a sunset, revived only by the ope
   t.notOk((await app.inject('/openapi/openapi.json')).json().paths['/api/bees/aging/execute'])
 })
 
+test('costPerCall may be left out (the spec: 0 for free Bees); a pay-per-use Bee must name its price', async (t) => {
+  const { app, fake, publisher } = await setup(t)
+  const attempt = (id: string, pricing: Record<string, unknown>) =>
+    app.inject({ method: 'POST', url: '/api/bees', headers: publisher.headers, payload: beeBody(id, fake.url, { pricing }) })
+  const free = await attempt('free-no-price', { type: 'free' })
+  t.equal(free.statusCode, 201, free.body)
+  t.match(free.json().pricing, { type: 'free', costPerCall: 0 })
+  const plan = { periodPrice: 5, periodDays: 30, includedCalls: 100, overagePrice: 0.01 }
+  const subscription = await attempt('plan-no-price', { type: 'subscription', plan })
+  t.equal(subscription.statusCode, 201, subscription.body)
+  t.match(subscription.json().pricing, { type: 'subscription', costPerCall: 0.01 }, 'a subscription\'s price is its overage price')
+  const paid = await attempt('paid-no-price', { type: 'pay-per-use' })
+  t.equal(paid.statusCode, 400)
+  t.match(paid.json(), { code: 'INVALID_PRICE', message: /costPerCall above 0/ })
+  const patched = await app.inject({ method: 'PATCH', url: '/api/bees/free-no-price', headers: publisher.headers, payload: { pricing: { type: 'free' } } })
+  t.equal(patched.statusCode, 200, 'a change may leave it out too')
+})
+
 test('publishing refuses bad ids, prices and schemas with the reason', async (t) => {
   const { app, fake, publisher } = await setup(t)
   const attempt = (extra: Record<string, unknown>, id = 'candidate') =>
