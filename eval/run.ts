@@ -45,6 +45,8 @@ async function run (options: EvalOptions): Promise<void> {
       apiary: await evaluateSentiment(analyze, { ...data, ...(http ? { concurrency: options.concurrency, warmUp: HTTP_WARM_UP } : {}) }),
       vader: await evaluateSentiment(vaderBaseline, { ...data, warmUp: 0 })
     }
+    // The refit needs the model's inputs, which only an in-process run has.
+    if (!http) results.transfer = (await import('./sentiment-transfer.js')).evaluateTransfer(options.dataDir)
   }
 
   if (options.only.includes('summaries')) {

@@ -19,24 +19,30 @@
 //    on the out-of-fold logits for the best mean of the three label metrics
 //    the evaluation reports (F1, r, macro-F1), among the blends that beat
 //    VADER's published F1 and r on every set by a standard error.
-// 4. Confidence: Platt scaling of the out-of-fold logits in the label's
-//    direction, by register, makes it a probability; a neutral label gets how
-//    often a neutral prediction is right (gold exactly 0). The register is a
-//    word-unigram logistic regression of "this text is a tweet" (RegisterModel),
-//    fitted out of fold for the scaling and on the whole tuning halves to ship.
+// 4. Confidence: Platt scaling over what the text shows (the logit and the
+//    lexicon scores in the label's direction, length, conflict, social cues:
+//    model.ts calibrationFeatures), fitted on the out-of-fold views of the four
+//    tuning halves and on the tuning halves of the three UCI sets (which the
+//    word model never saw), every source weighing the same; a neutral label
+//    gets how often a neutral prediction is right (gold exactly 0). Which
+//    features get a weight is chosen by the leave-one-source-out calibration
+//    error on these tuning halves: the worst source's, then the mean.
 import { pathToFileURL } from 'node:url'
 import { readFileSync, writeFileSync } from 'node:fs'
 import {
-  blendScore, calibrationFeatures, denseFeatures, labelFor, positiveLogit, registerFeatures, registerProbability,
-  type RegisterModel, type ScoreBlend, type WordModel
+  CALIBRATION_FEATURE_NAMES, blendScore, denseFeatures, labelFor, learnedView, type LearnedView, type ScoreBlend, type WordModel
 } from '../bees/sentiment-analyzer/model.js'
 import type { SentimentModelFile } from '../bees/sentiment-analyzer/model-file.js'
 import { extractSignals, type SentimentSignals } from '../bees/sentiment-analyzer/signals.js'
 import { SENTIMENT_SETS, fnv1a32, loadSet, splitHalf, type SentimentSet } from './datasets.js'
 import {
-  confidentHalfAccuracy, expectedCalibrationError, goldLabel, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy,
+  calibrate, calibrationCase, fitCalibration, leaveOneSourceOut, worstError, type SourceCases, type TransferRow
+} from './leave-one-source-out.js'
+import {
+  confidentHalfAccuracy, expectedCalibrationError, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy,
   type ScoredPrediction
 } from './sentiment-metrics.js'
+import { UCI_SETS, loadUciSet } from './uci-sets.js'
 import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
 import { VECTOR_DIMENSIONS, loadWordVectors, meanVector, projectVectors, type WordVectors } from './word-vectors.js'
 
@@ -49,8 +55,16 @@ const SOCIAL_SHARE_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5]
 const SCALE_GRID = [0.25, 0.5, 1, 2]
 // tanh never reaches 1: a threshold of 1 keeps all lexicon-silent text neutral.
 const SILENT_THRESHOLD_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1]
-// Light ridge penalty: keeps the fit unique when a feature barely varies.
-const L2 = 1e-3
+
+/** A labelled set the word model is not fitted on: its tuning half feeds the calibration only. */
+export interface CalibrationSet { source: string; items: Array<{ rating: number; signals: SentimentSignals }> }
+
+export function loadCalibrationSets (): CalibrationSet[] {
+  return UCI_SETS.map(set => ({
+    source: set.name,
+    items: splitHalf(set.name, loadUciSet(set), 'tuning').map(item => ({ rating: item.rating, signals: extractSignals(item.text) }))
+  }))
+}
 
 export function loadTuningSets (vectors: WordVectors): TuningSet[] {
   return SENTIMENT_SETS.map(set => ({
@@ -102,52 +116,6 @@ function betterMargins (fit: { worstMargin: number; meanF1: number }, best: { wo
 const lexiconOnly = (vaderWeight: number): ScoreBlend =>
   ({ vaderWeight, learnedShare: 0, learnedShareSocial: 0, learnedScale: 1, silentThreshold: 1 })
 
-interface Observation { features: number[]; correct: number; weight: number }
-
-/** Weighted logistic regression by Newton's method; deterministic, converges in a few steps. */
-export function fitLogistic (data: readonly Observation[], iterations = 50): number[] {
-  const k = data[0]?.features.length ?? 0
-  let beta = new Array<number>(k).fill(0)
-  for (let iter = 0; iter < iterations; iter++) {
-    const gradient = beta.map(b => -L2 * b)
-    const hessian = Array.from({ length: k }, (_, i) => Array.from({ length: k }, (_, j) => (i === j ? L2 : 0)))
-    for (const { features, correct, weight } of data) {
-      const z = features.reduce((sum, x, i) => sum + x * beta[i]!, 0)
-      const p = 1 / (1 + Math.exp(-z))
-      for (let i = 0; i < k; i++) {
-        gradient[i]! += weight * (correct - p) * features[i]!
-        for (let j = 0; j < k; j++) hessian[i]![j]! += weight * p * (1 - p) * features[i]! * features[j]!
-      }
-    }
-    const step = solve(hessian, gradient)
-    beta = beta.map((b, i) => b + step[i]!)
-    if (step.every(s => Math.abs(s) < 1e-10)) break
-  }
-  return beta
-}
-
-/** Gaussian elimination with partial pivoting for the small Newton systems. */
-function solve (matrix: number[][], rhs: number[]): number[] {
-  const n = rhs.length
-  const a = matrix.map((row, i) => [...row, rhs[i]!])
-  for (let col = 0; col < n; col++) {
-    let pivot = col
-    for (let row = col + 1; row < n; row++) if (Math.abs(a[row]![col]!) > Math.abs(a[pivot]![col]!)) pivot = row
-    ;[a[col], a[pivot]] = [a[pivot]!, a[col]!]
-    for (let row = col + 1; row < n; row++) {
-      const factor = a[row]![col]! / a[col]![col]!
-      for (let c = col; c <= n; c++) a[row]![c]! -= factor * a[col]![c]!
-    }
-  }
-  const x = new Array<number>(n).fill(0)
-  for (let row = n - 1; row >= 0; row--) {
-    let sum = a[row]![n]!
-    for (let c = row + 1; c < n; c++) sum -= a[row]![c]! * x[c]!
-    x[row] = sum / a[row]![row]!
-  }
-  return x
-}
-
 const round = (value: number, digits: number): number => Number(value.toFixed(digits))
 
 const LAMBDA_GRID = [3e-4, 1e-3, 3e-3]
@@ -184,17 +152,17 @@ function asWordModel (fit: LogisticFit, vectors: WordVectors): WordModel {
   }
 }
 
-/** Out-of-fold logit of every tuning item, from models fitted on the other fold. */
-function outOfFoldLogits (sets: readonly TuningSet[], vectors: WordVectors, lambda: number): number[][] {
-  const logits = sets.map(({ items }) => new Array<number>(items.length).fill(0))
+/** Out-of-fold view of every tuning item, from models fitted on the other fold. */
+function outOfFoldViews (sets: readonly TuningSet[], vectors: WordVectors, lambda: number): LearnedView[][] {
+  const views = sets.map(({ items }) => new Array<LearnedView>(items.length))
   for (const fold of [0, 1]) {
     const fit = asWordModel(fitSparseLogistic(examples(sets, (set, item) => foldOf(set, item) !== fold),
       { lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }), vectors)
     sets.forEach(({ set, items }, s) => items.forEach((item, i) => {
-      if (foldOf(set, item) === fold) logits[s]![i] = positiveLogit(item.signals, fit)
+      if (foldOf(set, item) === fold) views[s]![i] = learnedView(item.signals, fit)
     }))
   }
-  return logits
+  return views
 }
 
 /** Confidence here is the raw logit in the label's direction, before Platt scaling. */
@@ -265,59 +233,58 @@ function betterBlend (fit: BlendFit, best: BlendFit): boolean {
   return fit.meanMetrics > best.meanMetrics + EPSILON
 }
 
-const REGISTER_LAMBDA = 1e-3
-const REGISTER_ITERATIONS = 300
+/**
+ * The feature sets the calibration may use (indexes into calibrationFeatures()): temperature scaling alone, then
+ * more of what the text shows. None identifies a source.
+ */
+export const CALIBRATION_CANDIDATES: ReadonlyArray<{ name: string; features: readonly number[] }> = [
+  { name: 'temperature', features: [0, 1] },
+  { name: 'length', features: [0, 1, 4, 5] },
+  { name: 'lexicons, length', features: [0, 1, 2, 3, 4, 5] },
+  { name: 'lexicons, length, conflict', features: [0, 1, 2, 3, 4, 5, 6, 7] },
+  { name: 'lexicons, length, conflict, social cue', features: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }
+]
 
-/** Every set weighs the same; the tweets are the social-media register. */
-function registerExamples (sets: readonly TuningSet[], keep: (set: SentimentSet, item: TuningItem) => boolean): Example[] {
-  return sets.flatMap(({ set, items }) => {
-    const kept = items.filter(item => keep(set, item))
-    return kept.map(item => ({
-      dense: registerFeatures(item.signals),
-      words: unigrams(item.signals.words),
-      positive: set.name === 'tweets' ? 1 : 0,
-      weight: 1 / kept.length
-    }))
+const CALIBRATION_DIGITS = 3
+
+export interface CandidateTransfer { name: string; rows: TransferRow[] }
+
+/**
+ * An expected calibration error on a few thousand texts moves by about this much between two samples of the same
+ * source, so worst errors closer than this are a tie.
+ */
+const WORST_TIE = 0.01
+
+/** The candidate with the lowest worst leave-one-source-out error, a tie (WORST_TIE) going to the lowest mean error. */
+export function chooseCalibration (sources: readonly SourceCases[]): { chosen: number; candidates: CandidateTransfer[] } {
+  const candidates = CALIBRATION_CANDIDATES.map(({ name, features }) => ({ name, rows: leaveOneSourceOut(sources, features) }))
+  const worst = candidates.map(({ rows }) => worstError(rows))
+  const mean = candidates.map(({ rows }) => rows.reduce((sum, row) => sum + row.calibrationError, 0) / rows.length)
+  const best = Math.min(...worst)
+  let chosen = -1
+  candidates.forEach((_, c) => {
+    if (worst[c]! <= best + WORST_TIE && (chosen === -1 || mean[c]! < mean[chosen]! - EPSILON)) chosen = c
   })
+  return { chosen, candidates }
 }
 
-const unigrams = (features: readonly string[]): string[] => features.filter(feature => !feature.includes(' '))
-
-function fitRegister (sets: readonly TuningSet[], keep: (set: SentimentSet, item: TuningItem) => boolean): RegisterModel {
-  return fitSparseLogistic(registerExamples(sets, keep), { lambda: REGISTER_LAMBDA, iterations: REGISTER_ITERATIONS, minCount: MIN_WORD_COUNT })
-}
-
-/** Out-of-fold register probability of every tuning item, like outOfFoldLogits. */
-function outOfFoldRegisters (sets: readonly TuningSet[]): number[][] {
-  const registers = sets.map(({ items }) => new Array<number>(items.length).fill(0))
-  for (const fold of [0, 1]) {
-    const model = fitRegister(sets, (set, item) => foldOf(set, item) !== fold)
-    sets.forEach(({ set, items }, s) => items.forEach((item, i) => {
-      if (foldOf(set, item) === fold) registers[s]![i] = registerProbability(item.signals, model)
-    }))
-  }
-  return registers
-}
-
-function plattScaling (predictions: readonly ScoredPrediction[][], registers: readonly number[][]): number[] {
-  const data: Observation[] = predictions.flatMap((set, s) => {
-    const polar = set.flatMap((p, i) => (p.label === 'neutral' ? [] : [{ p, register: registers[s]![i]! }]))
-    return polar.map(({ p, register }) => ({
-      features: calibrationFeatures(p.confidence, register),
-      correct: p.label === goldLabel(p.rating) ? 1 : 0,
-      weight: 1 / polar.length
-    }))
-  })
-  return fitLogistic(data).map(w => round(w, 3))
-}
-
-/** The predictions with their confidence Platt-scaled, as the shipped model gives it. */
-function calibrated (predictions: readonly ScoredPrediction[][], registers: readonly number[][], calibration: readonly number[], neutral: number): ScoredPrediction[][] {
-  return predictions.map((set, s) => set.map((p, i) => {
-    if (p.label === 'neutral') return { ...p, confidence: neutral }
-    const features = calibrationFeatures(p.confidence, registers[s]![i]!)
-    return { ...p, confidence: 1 / (1 + Math.exp(-features.reduce((sum, x, k) => sum + x * calibration[k]!, 0))) }
+/** The calibration's cases: the four tuning halves with their out-of-fold views, then the calibration sets with the shipped word model's. */
+function calibrationSources (sets: readonly TuningSet[], views: LearnedView[][], blend: ScoreBlend, extra: readonly CalibrationSet[], fit: WordModel): SourceCases[] {
+  const own = sets.map(({ set, items }, s) => ({
+    source: set.name,
+    cases: items.map((item, i) => {
+      const view = views[s]![i]!
+      return calibrationCase(item.rating, blendScore(item.signals, view.logit, blend), item.signals, view)
+    })
   }))
+  const unseen = extra.map(({ source, items }) => ({
+    source,
+    cases: items.map(item => {
+      const view = learnedView(item.signals, fit)
+      return calibrationCase(item.rating, blendScore(item.signals, view.logit, blend), item.signals, view)
+    })
+  }))
+  return [...own, ...unseen]
 }
 
 export interface TuningReport {
@@ -331,42 +298,41 @@ export interface TuningReport {
   crossValidated: number[]
   /** The same labels' accuracy on the half the raters rated most strongly, per set. */
   strongestRated: number[]
-  /** Out-of-fold expected calibration error per set (10 bins). */
-  calibrationErrors: number[]
+  /** Expected calibration error (10 bins) per calibration source with the shipped calibration, fitted on them all. */
+  calibrationErrors: Array<{ source: string; error: number }>
+  /** Leave-one-source-out errors of every candidate calibration, and which was chosen. */
+  transfer: { chosen: number; candidates: CandidateTransfer[] }
 }
 
-export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVectors): TuningReport {
+export function tuneSentimentModel (sets: readonly TuningSet[], extra: readonly CalibrationSet[], vectors: WordVectors): TuningReport {
   const { vaderWeight, worstMargin: lexiconMargin } = tuneVaderWeight(sets)
-  let best = { lambda: 0, mean: -Infinity, logits: [] as number[][] }
+  let best = { lambda: 0, mean: -Infinity, views: [] as LearnedView[][] }
   for (const lambda of LAMBDA_GRID) {
-    const logits = outOfFoldLogits(sets, vectors, lambda)
-    const perSet = blendPredictions(sets, lexiconOnly(vaderWeight), logits).map(confidentHalfAccuracy)
+    const views = outOfFoldViews(sets, vectors, lambda)
+    const perSet = blendPredictions(sets, lexiconOnly(vaderWeight), logitsOf(views)).map(confidentHalfAccuracy)
     const mean = perSet.reduce((sum, a) => sum + a, 0) / perSet.length
-    if (mean > best.mean + EPSILON) best = { lambda, mean, logits }
+    if (mean > best.mean + EPSILON) best = { lambda, mean, views }
   }
-  const { blend, fit: { worstMargin: blendMargin } } = tuneScoreBlend(sets, vaderWeight, best.logits)
-  const predictions = blendPredictions(sets, blend, best.logits)
-  const registers = outOfFoldRegisters(sets)
-  const calibration = plattScaling(predictions, registers)
-  const neutral = neutralConfidence(predictions)
-  const register = fitRegister(sets, () => true)
-  const registerWords = rounded(register.words).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const logits = logitsOf(best.views)
+  const { blend, fit: { worstMargin: blendMargin } } = tuneScoreBlend(sets, vaderWeight, logits)
+  const predictions = blendPredictions(sets, blend, logits)
   const fit = asWordModel(fitSparseLogistic(examples(sets, () => true), { lambda: best.lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }), vectors)
+  const sources = calibrationSources(sets, best.views, blend, extra, fit)
+  const transfer = chooseCalibration(sources)
+  const fitted = fitCalibration(sources, CALIBRATION_CANDIDATES[transfer.chosen]!.features)
+  const calibration = { weights: fitted.weights.map(w => round(w, CALIBRATION_DIGITS)), neutralConfidence: round(fitted.neutralConfidence, CALIBRATION_DIGITS) }
   const words = rounded(fit.words).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   // In the vectors' own order, most frequent word first.
   const vectorWords = rounded(fit.vectors)
   const file: SentimentModelFile = {
     ...blend,
-    neutralConfidence: neutral,
+    neutralConfidence: calibration.neutralConfidence,
     dense: fit.dense.map(w => round(w, WEIGHT_DIGITS)),
-    calibration,
+    calibration: calibration.weights,
     words: words.map(([word]) => word),
     weights: words.map(([, w]) => w),
     vectorWords: vectorWords.map(([word]) => word),
-    vectorWeights: vectorWords.map(([, w]) => w),
-    registerDense: register.dense.map(w => round(w, WEIGHT_DIGITS)),
-    registerWords: registerWords.map(([word]) => word),
-    registerWeights: registerWords.map(([, w]) => w)
+    vectorWeights: vectorWords.map(([, w]) => w)
   }
   return {
     file,
@@ -375,25 +341,15 @@ export function tuneSentimentModel (sets: readonly TuningSet[], vectors: WordVec
     lambda: best.lambda,
     crossValidated: predictions.map(confidentHalfAccuracy),
     strongestRated: predictions.map(strongestRatedHalfAccuracy),
-    calibrationErrors: calibrated(predictions, registers, calibration, neutral).map(set => expectedCalibrationError(set))
+    calibrationErrors: sources.map(({ source, cases }) => ({ source, error: expectedCalibrationError(calibrate(cases, calibration)) })),
+    transfer
   }
 }
+
+const logitsOf = (views: readonly LearnedView[][]): number[][] => views.map(set => set.map(view => view.logit))
 
 function rounded (weights: ReadonlyMap<string, number>): Array<readonly [string, number]> {
   return [...weights].map(([word, w]) => [word, round(w, WEIGHT_DIGITS)] as const).filter(([, w]) => w !== 0)
-}
-
-/** How often a neutral label is right (gold exactly 0), averaged over the sets that have neutral labels. */
-function neutralConfidence (predictions: readonly ScoredPrediction[][]): number {
-  let weighted = 0
-  let total = 0
-  for (const set of predictions) {
-    const neutral = set.filter(p => p.label === 'neutral')
-    if (neutral.length === 0) continue
-    weighted += neutral.filter(p => goldLabel(p.rating) === 'neutral').length / neutral.length
-    total += 1
-  }
-  return total === 0 ? 0 : round(weighted / total, 3)
 }
 
 export const MODEL_FILE = new URL('../bees/sentiment-analyzer/sentiment-model.json', import.meta.url)
@@ -401,7 +357,8 @@ export const MODEL_FILE = new URL('../bees/sentiment-analyzer/sentiment-model.js
 async function main (): Promise<void> {
   const vectors = loadWordVectors()
   const sets = loadTuningSets(vectors)
-  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated, calibrationErrors } = tuneSentimentModel(sets, vectors)
+  const report = tuneSentimentModel(sets, loadCalibrationSets(), vectors)
+  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated, calibrationErrors, transfer } = report
   const perSet = (values: readonly number[]): string => sets.map(({ set }, s) => `${set.name} ${values[s]!.toFixed(3)}`).join(', ')
   console.log(`lexicons: vaderWeight ${file.vaderWeight}; worst margin over VADER's published F1 and r: ${lexiconMargin.toFixed(4)}`)
   console.log(`word model: lambda ${lambda}, ${file.words.length} word features, ${file.vectorWords.length} word vectors`)
@@ -409,8 +366,15 @@ async function main (): Promise<void> {
     `silent threshold ${file.silentThreshold}; out-of-fold worst margin ${blendMargin.toFixed(2)} standard errors, confident-half accuracy ` +
     perSet(crossValidated))
   console.log(`the same labels on the half the raters rated most strongly (what ranking by their agreement would give): ${perSet(strongestRated)}`)
-  console.log(`register model: ${file.registerWords.length} words; Platt scaling: ${file.calibration.join(', ')}; neutral confidence ${file.neutralConfidence}`)
-  console.log(`out-of-fold expected calibration error (10 bins): ${perSet(calibrationErrors)}`)
+  console.log('leave-one-source-out expected calibration error (10 bins) on the tuning halves, by candidate calibration:')
+  for (const [c, { name, rows }] of transfer.candidates.entries()) {
+    const mean = rows.reduce((sum, row) => sum + row.calibrationError, 0) / rows.length
+    console.log(`${c === transfer.chosen ? '* ' : '  '}${name}: worst ${worstError(rows).toFixed(3)}, mean ${mean.toFixed(3)}; ` +
+      rows.map(row => `${row.source} ${row.calibrationError.toFixed(3)}`).join(', '))
+  }
+  const weights = file.calibration.map((w, i) => `${CALIBRATION_FEATURE_NAMES[i]} ${w}`).join(', ')
+  console.log(`Platt scaling, fitted on all seven: ${weights}; neutral confidence ${file.neutralConfidence}`)
+  console.log(`its expected calibration error (10 bins), in-source: ${calibrationErrors.map(({ source, error }) => `${source} ${error.toFixed(3)}`).join(', ')}`)
   const json = JSON.stringify(file) + '\n'
   if (process.argv.includes('--write')) {
     writeFileSync(MODEL_FILE, json)

@@ -29,7 +29,7 @@ export function loadWordVectors (limit = VECTOR_VOCABULARY): WordVectors {
   return vectors
 }
 
-/** Mean word vector of a text's features, as positiveLogit() weighs it; zeros when no word has a vector. */
+/** Mean word vector of a text's features, as learnedView() weighs it; zeros when no word has a vector. */
 export function meanVector (features: readonly string[], vectors: WordVectors): number[] {
   const sum = new Array<number>(VECTOR_DIMENSIONS).fill(0)
   let count = 0

@@ -2,15 +2,26 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import type { OpenAPIV3 } from 'openapi-types'
-import { registryDocument } from '../src/core/publishing/openapi-paths.js'
+import { beeDocument, serviceDocument } from '../src/core/publishing/openapi-paths.js'
 import { shareComponents } from '../src/core/publishing/shared-components.js'
 import { WALLET_HEADER_NAME } from '../src/core/schemas.js'
-import { etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
+import type { RegisteredBee } from '../src/core/registry.js'
+import { cachedText, etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
 import { x402Enabled } from '../src/config.js'
 import { executeErrorCodes } from '../src/http/execute-route.js'
 import { withoutRepeatedDescriptions } from '../src/http/openapi-descriptions.js'
 import { withCallExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Each Bee's own OpenAPI document, serialized once per version of the Bee (see GET /api/bees/{id}/openapi.json). */
+    openapiDocuments: { bee: (bee: RegisteredBee) => CachedText }
+  }
+}
+
+// Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
+const weak = (body: string): CachedText => ({ body, etag: `W/${etagOf(body)}` })
 
 /**
  * The OpenAPI 3.0.3 document is generated from the route schemas, so it cannot drift from what the
@@ -30,7 +41,9 @@ export default fp(async (fastify) => {
         version: '1.0.0',
         description: 'A registry of Bees: capabilities with declared JSON input and output schemas. ' +
           'Discover them with GET /api/bees and execute them with POST /api/bees/{id}/execute; every result comes ' +
-          `back in a Honey envelope. Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`,
+          'back in a Honey envelope. This document describes the service, the built-in Bees\' execute paths and the generic ' +
+          'one; each Bee\'s own typed execute operation is a document of its own at GET /api/bees/{id}/openapi.json. ' +
+          `Pay-per-use Bees charge the wallet whose token is sent in ${WALLET_HEADER_NAME}.`,
         license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' }
       },
       // Relative when unset: a client resolves it against the address it fetched this document from.
@@ -76,20 +89,31 @@ export default fp(async (fastify) => {
       }
     }
   })
-  // Rebuilt only when the registry changes (a Bee published, changed or retired), and serialized once then.
   const { registry } = fastify
   const x402 = x402Enabled(fastify.config)
+  const generated = () => fastify.swagger() as OpenAPIV3.Document
+  const finish = (document: OpenAPIV3.Document) => shareComponents(withoutRepeatedDescriptions(withCallExamples(document, registry)))
+  // Rebuilt only when the registry changes (a built-in Bee's status is in it), and serialized once then; its size
+  // does not depend on the catalog, since published Bees are described by documents of their own.
   let cached: { version: number, document: OpenAPIV3.Document, text: CachedText } | null = null
   const current = () => {
     if (cached?.version !== registry.version) {
-      const generated = registryDocument(fastify.swagger() as OpenAPIV3.Document, registry, (bee) => executeErrorCodes(bee, bee.definition.errors ?? {}, x402))
-      const document = shareComponents(withoutRepeatedDescriptions(withCallExamples(generated, registry)))
-      const body = JSON.stringify(document)
-      // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
-      cached = { version: registry.version, document, text: { body, etag: `W/${etagOf(body)}` } }
+      const document = finish(serviceDocument(generated(), registry))
+      cached = { version: registry.version, document, text: weak(JSON.stringify(document)) }
     }
     return cached
   }
+  // A record object is replaced whenever its Bee changes, so a Bee's document keyed by its record is never stale.
+  const perBee = new WeakMap<object, CachedText>()
+  const beeText = (bee: RegisteredBee): CachedText => {
+    let text = perBee.get(bee.record)
+    if (text === undefined) {
+      text = cachedText(JSON.stringify(beeDocument(generated(), bee, executeErrorCodes(bee, bee.definition.errors ?? {}, x402), finish)))
+      perBee.set(bee.record, text)
+    }
+    return text
+  }
+  fastify.decorate('openapiDocuments', { bee: beeText })
 
   await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, transformSpecification: () => current().document })
   fastify.get('/openapi/openapi.json', { schema: { hide: true }, compress: {} }, async (request, reply) =>

@@ -34,9 +34,11 @@ export default fp(async (fastify) => {
   // The URL may hold a password: only its host is ever printed.
   const where = new URL(url).host
   let lastError: Error | null = null
+  let connected = false
   redis.on('error', (error: Error) => {
     lastError = error
-    fastify.log.warn({ err: error, redis: where }, 'Redis connection error')
+    // Before the first connection, the failed start says it in one line.
+    if (connected) fastify.log.warn({ err: error, redis: where }, 'Redis connection error')
   })
   try {
     await redis.connect()
@@ -45,6 +47,7 @@ export default fp(async (fastify) => {
     // connect() only says the connection closed; the error event said why.
     throw new Error(`REDIS_URL: cannot connect to Redis at ${where}: ${(lastError ?? error as Error).message}`)
   }
+  connected = true
   fastify.decorate('redis', redis)
   fastify.addHook('onClose', async () => { await redis.quit() })
 }, { name: 'redis', dependencies: ['config'] })

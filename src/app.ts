@@ -35,6 +35,7 @@ import x402 from '../plugins/x402.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
 import beeRoutes from './http/routes/bees.js'
+import beeOpenApiRoutes from './http/routes/bee-openapi.js'
 import earningsRoutes from './http/routes/earnings.js'
 import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
@@ -124,6 +125,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(health)
   await fastify.register(builtInBees, { prefix: '/api' })
   await fastify.register(beeRoutes, { prefix: '/api' })
+  await fastify.register(beeOpenApiRoutes, { prefix: '/api' })
   await fastify.register(publisherRoutes, { prefix: '/api' })
   await fastify.register(earningsRoutes, { prefix: '/api' })
   await fastify.register(publishingRoutes, { prefix: '/api' })

@@ -153,7 +153,7 @@ export const ConfigSchema = Type.Object({
   PUBLISHER_MAX_OPENAPI_BYTES: Type.Integer({
     minimum: 4096,
     default: 131_072,
-    description: 'Largest part of the OpenAPI document one published Bee may take: its name, description and both schemas.'
+    description: 'Largest part of its own OpenAPI document one published Bee may take: its name, description and both schemas.'
   }),
   PRICE_CURRENCY: CurrencyCode('ISO 4217 currency of Bee prices and new wallets.', { default: 'USD' }),
   PLATFORM_FEE_BPS: Type.Integer({

@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify'
 import app, { serverOptions } from './app.js'
 import { loadConfig } from './config.js'
 import { createLogger } from './logger.js'
+import { startupProblem } from './startup-problem.js'
 
 let config
 try {
@@ -37,7 +38,15 @@ try {
   await server.register(app, { config })
   await server.listen({ port: config.PORT, host: config.HOST })
 } catch (error) {
-  server.log.fatal({ err: error }, 'could not start')
+  // What an operator caused (the port taken, the database down or misnamed, Redis down) is one line naming the
+  // variable to fix, as a bad configuration is; its stack only helps at LOG_LEVEL=debug. Anything else is a bug.
+  const problem = startupProblem(error, config)
+  if (problem === null) {
+    server.log.fatal({ err: error }, 'could not start')
+  } else {
+    console.error(`Could not start: ${problem}`)
+    server.log.debug({ err: error }, 'could not start')
+  }
   // close-with-grace also hooks the process's normal exit, and would end it with code 0: unhook it first.
   grace.uninstall()
   await server.close().catch((closeError: unknown) => server.log.error({ err: closeError }, 'closing after a failed start failed'))

@@ -26,13 +26,14 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   const exited = once(child, 'exit')
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
+  // Loading the app through the TypeScript loader takes seconds, and far longer on a machine busy with other suites.
+  const deadline = Date.now() + 90_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was healthy`)
     try {
       if ((await fetch(`${url}/health`)).ok) break
     } catch {}
-    if (Date.now() > deadline) throw new Error('server did not become healthy in 30 s')
+    if (Date.now() > deadline) throw new Error('server did not become healthy in 90 s')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return {

@@ -13,7 +13,8 @@ export const SENTIMENT_PROVIDER = 'wink-nlp (wink-eng-lite-web-model) + vader-se
 export const SENTIMENT_MAX_CHARS = 20000
 
 /**
- * Fitted on the tuning halves of the four VADER ground-truth sets by
+ * Fitted on the tuning halves of the four VADER ground-truth sets (the
+ * calibration also on those of the three UCI sets, eval/uci-sets.ts) by
  * eval/tune-sentiment.ts, which rewrites sentiment-model.json with --write and
  * otherwise fails if the file differs from what it fits; never edit it by hand.
  */

@@ -12,10 +12,6 @@ export interface SentimentModelFile extends ScoreBlend {
   /** Words with a projected GloVe vector (see WordModel.vectors), parallel to vectorWeights. */
   vectorWords: string[]
   vectorWeights: number[]
-  /** The register model (see RegisterModel): weights of registerFeatures(), then unigrams parallel to their weights. */
-  registerDense: number[]
-  registerWords: string[]
-  registerWeights: number[]
 }
 
 export function fromFile (file: SentimentModelFile): SentimentModel {
@@ -29,8 +25,7 @@ export function fromFile (file: SentimentModelFile): SentimentModel {
     learnedScale,
     silentThreshold,
     neutralConfidence,
-    learned: { dense, words, vectors, calibration },
-    register: { dense: file.registerDense, words: parallelMap(file.registerWords, file.registerWeights, 'register words') }
+    learned: { dense, words, vectors, calibration }
   }
 }
 

@@ -29,18 +29,8 @@ export interface WordModel {
    * ships instead of a hundred.
    */
   vectors: ReadonlyMap<string, number>
-  /** P(label right) = sigmoid(calibration · calibrationFeatures()): Platt scaling, by register. */
+  /** P(label right) = sigmoid(calibration · calibrationFeatures()): Platt scaling over what the text itself shows. */
   calibration: readonly number[]
-}
-
-/**
- * Logistic regression of "this text is in the register of social media" (a tweet, against a review or editorial
- * sentence), over registerFeatures() and word unigrams. Only the confidence uses it: at the same logit, a label on a
- * tweet is right far more often than one on a review sentence, and half of the tweets carry no social-media cue.
- */
-export interface RegisterModel {
-  dense: readonly number[]
-  words: ReadonlyMap<string, number>
 }
 
 /** How the lexicon score and the learned view make the score and the label. */
@@ -65,7 +55,6 @@ export interface SentimentModel extends ScoreBlend {
   /** Observed rate at which a neutral label is right (gold rating exactly 0). */
   neutralConfidence: number
   learned: WordModel
-  register: RegisterModel
 }
 
 /** The lexicons' polarity in [-1, 1]; 0 for text that is not English. */
@@ -113,61 +102,96 @@ export function vectorKey (feature: string): { word: string; sign: 1 | -1 } | un
   return feature.startsWith('~') ? { word: feature.slice(1), sign: -1 } : { word: feature, sign: 1 }
 }
 
-/** Logit of P(the human mean rating is positive). */
-export function positiveLogit (signals: SentimentSignals, model: WordModel): number {
+/**
+ * What the learned model reads in a text: the logit of P(the human mean rating is positive), and how much its word
+ * weights pull against each other. conflict is 2·min(for, against) / (for + against) over the word weights' sizes:
+ * 0 when every weighted word leans one way, 1 when the two sides balance ("great food, awful service").
+ */
+export interface LearnedView {
+  logit: number
+  conflict: number
+  /** Distinct words (not bigrams, not "!" or "?") the model learned a weight for: how much of the text it has seen before. */
+  known: number
+}
+
+export function learnedView (signals: SentimentSignals, model: WordModel): LearnedView {
   const dense = denseFeatures(signals)
   let z = 0
   for (let i = 0; i < dense.length; i++) z += (model.dense[i] ?? 0) * dense[i]!
+  let positive = 0
+  let negative = 0
+  let known = 0
   let vectorSum = 0
   let vectorCount = 0
   for (const feature of signals.words) {
-    z += model.words.get(feature) ?? 0
+    const learned = model.words.get(feature)
+    const weight = learned ?? 0
+    z += weight
+    if (learned !== undefined && feature !== '!' && feature !== '?' && !feature.includes(' ')) known += 1
+    if (weight > 0) positive += weight
+    else negative -= weight
     const key = vectorKey(feature)
     const projected = key === undefined ? undefined : model.vectors.get(key.word)
     if (projected === undefined) continue
     vectorSum += key!.sign * projected
     vectorCount += 1
   }
-  return vectorCount === 0 ? z : z + vectorSum / vectorCount
+  const logit = vectorCount === 0 ? z : z + vectorSum / vectorCount
+  const weighed = positive + negative
+  return { logit, conflict: weighed === 0 ? 0 : 2 * Math.min(positive, negative) / weighed, known }
 }
 
-/** The register model's non-word inputs: bias, the social-media cue, an open end and the text's length. */
-export function registerFeatures (signals: SentimentSignals): number[] {
-  return [1, signals.socialCues ? 1 : 0, signals.openEnd ? 1 : 0, Math.log1p(signals.wordCount)]
-}
-
-/** P(the text is in the register of social media). */
-export function registerProbability (signals: SentimentSignals, model: RegisterModel): number {
-  const dense = registerFeatures(signals)
-  let z = 0
-  for (let i = 0; i < dense.length; i++) z += (model.dense[i] ?? 0) * dense[i]!
-  for (const feature of signals.words) z += model.words.get(feature) ?? 0
-  return 1 / (1 + Math.exp(-z))
+/** Logit of P(the human mean rating is positive). */
+export function positiveLogit (signals: SentimentSignals, model: WordModel): number {
+  return learnedView(signals, model).logit
 }
 
 /**
- * Platt scaling's inputs: the logit in the label's direction, and the same interacted with the probability that the
- * text is social media. With the social-media cue in its place, tweets without a cue were under-confident (accuracy
- * 0.92-0.96 at confidence 0.45-0.85) and the expected calibration error on tweets was 0.067 out of fold; with the
- * register model, 0.040.
+ * Platt scaling's inputs, all read from the text, none naming where it came from (eval/tune-sentiment.ts chooses
+ * which get a weight by leave-one-source-out calibration error): bias; the logit, each lexicon's score and the
+ * conflict, in the label's direction; the text's length (log words), alone and with the logit; and the social-media
+ * cue, alone and with VADER's score.
  */
-export function calibrationFeatures (towardsLabel: number, register: number): number[] {
-  return [1, towardsLabel, towardsLabel * register, register]
+/** What each of calibrationFeatures() is, in order. */
+export const CALIBRATION_FEATURE_NAMES = [
+  'bias', 'logit', 'VADER', 'wink-nlp', 'logit x log words', 'log words', 'conflict', 'logit x conflict', 'social cue', 'VADER x social cue'
+] as const
+
+export function calibrationFeatures (label: 'positive' | 'negative', signals: SentimentSignals, view: LearnedView): number[] {
+  const sign = label === 'positive' ? 1 : -1
+  const towards = sign * view.logit
+  const vader = sign * signals.vader
+  const logWords = Math.log1p(signals.wordCount)
+  const social = signals.socialCues ? 1 : 0
+  return [1, towards, vader, sign * signals.wink, towards * logWords, logWords, view.conflict, towards * view.conflict, social, vader * social]
 }
 
-export function labelConfidence (label: 'positive' | 'negative', logit: number, register: number, model: WordModel): number {
-  const features = calibrationFeatures(label === 'positive' ? logit : -logit, register)
+/**
+ * Below this many known words, the confidence moves away from a coin toss only in proportion: "meh", a word the
+ * model never learned, is no evidence, and one word ("Fine.") is thin evidence whatever the calibration sets say. A
+ * prior, not fitted: the sets have few such texts and almost none without a known word. Its cost on them is in the
+ * leave-one-source-out figures, which apply it.
+ */
+export const KNOWN_WORDS_FOR_FULL_CONFIDENCE = 2
+
+/** How far, from 0 to 1, the evidence lets the calibrated probability move away from 1/2. */
+export function evidenceShare (view: LearnedView): number {
+  return Math.min(1, view.known / KNOWN_WORDS_FOR_FULL_CONFIDENCE)
+}
+
+/** The label's calibrated probability (Platt scaling), tempered by evidenceShare(). */
+export function temperedConfidence (calibration: readonly number[], features: readonly number[], share: number): number {
   let z = 0
-  for (let i = 0; i < features.length; i++) z += (model.calibration[i] ?? 0) * features[i]!
-  return 1 / (1 + Math.exp(-z))
+  for (let i = 0; i < features.length; i++) z += (calibration[i] ?? 0) * features[i]!
+  return 0.5 + (1 / (1 + Math.exp(-z)) - 0.5) * share
 }
 
 export function predict (signals: SentimentSignals, model: SentimentModel): SentimentAnalysis {
-  const logit = positiveLogit(signals, model.learned)
-  const score = blendScore(signals, logit, model)
+  const view = learnedView(signals, model.learned)
+  const score = blendScore(signals, view.logit, model)
   const sentiment = labelFor(score)
   const confidence = sentiment === 'neutral'
     ? model.neutralConfidence
-    : labelConfidence(sentiment, logit, registerProbability(signals, model.register), model.learned)
+    : temperedConfidence(model.learned.calibration, calibrationFeatures(sentiment, signals, view), evidenceShare(view))
   return { sentiment, confidence, score }
 }

@@ -26,8 +26,6 @@ export interface SentimentSignals {
   words: readonly string[]
   /** Whether any word feature has a letter: "!!!" and "12345" have none for the learned model to read. */
   hasWords: boolean
-  /** The text does not end in a full stop or a question mark (a closing quote or bracket aside), as edited prose does. */
-  openEnd: boolean
 }
 
 const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
@@ -57,7 +55,6 @@ export function breakLongRuns (text: string): string {
 }
 
 const LETTER = /\p{L}/u
-const EDITED_END = /[.?]["')\]]*\s*$/
 
 export function extractSignals (text: string): SentimentSignals {
   const clean = normalizeText(text)
@@ -70,8 +67,7 @@ export function extractSignals (text: string): SentimentSignals {
     wordCount: countWords(clean),
     nonEnglish: looksNonEnglish(clean),
     words,
-    hasWords: words.some(word => LETTER.test(word)),
-    openEnd: !EDITED_END.test(clean)
+    hasWords: words.some(word => LETTER.test(word))
   }
 }
 

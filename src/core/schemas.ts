@@ -130,6 +130,9 @@ export const BeeRecord = shared('Bee', Type.Object({
   ownerId: NullableString({ description: 'Owner reference; null for built-in Bees.' }),
   type: Type.String({ description: 'Kind of Bee: builtin (compiled into Apiary) or remote (published).' }),
   config: BeeConfig,
+  openapi: Type.Optional(Type.String({
+    description: 'In detail: the path of the Bee\'s own OpenAPI 3.0 document on this service, its execute call with its exact schemas, for a client generator.'
+  })),
   // Inline, as pricing's plan: the Bee record is compiled on its own too.
   health: Type.Optional(Type.Object(BeeHealth.properties, { description: 'In discovery, detail and find_bees: how the Bee has done lately.' }))
 }, { description: 'A Bee: a capability with declared input and output schemas.' }))

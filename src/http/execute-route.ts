@@ -263,7 +263,8 @@ export function mountGenericExecute (fastify: FastifyInstance) {
       operationId: 'execute-bee',
       summary: 'Execute any Bee by id',
       description: 'Runs the Bee with the JSON body as its input (see the Bee\'s inputSchema) and answers Honey. ' +
-        'Each active Bee also has its own path in this document, with its exact schemas.',
+        'A built-in Bee also has its own path in this document; every Bee\'s exact schemas are in its own document, ' +
+        'GET /api/bees/{id}/openapi.json.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
       headers: requestHeaders(fastify.x402 !== null),

@@ -83,3 +83,24 @@ test('RESULTS.md holds the tables and links a diagram per set, which is written 
   t.match(markdown, /### VADER \(vader-sentiment\), run here\n\n\| set \| F1 \| r \| whole set: F1 \| r \|/)
   t.match(readFileSync(join(dir, 'reliability', 'tweets.svg'), 'utf8'), 'tweets: expected calibration error 0.123')
 })
+
+test('the transfer section names the worst left-out source against the goal and links a diagram per source', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'results-'))
+  const bins = reliabilityBins(predictions)
+  const transferRow = (source: string, calibrationError: number) => ({ source, items: 4, calibrationError, reliability: bins })
+  const write = (worst: number): string => writeResults(dir, {
+    mode: 'in-process',
+    summaries: [],
+    transfer: {
+      features: [0, 1],
+      rows: [transferRow('tweets', worst), transferRow('uci-yelp', 0.02)],
+      unseen: [{ set: 'uci-yelp', kind: 'restaurant reviews', items: 4, accuracy: 0.75, f1: 0.8, r: 0.5, calibrationError: 0.03, reliability: bins }]
+    }
+  })
+  const missed = write(0.107)
+  t.match(missed, '**Worst source: tweets, expected calibration error 0.107** (goal <= 0.05: misses it).')
+  t.match(missed, '| uci-yelp | 4 | 0.020 | [reliability/loso-uci-yelp.svg](reliability/loso-uci-yelp.svg) |')
+  t.match(missed, '| uci-yelp | restaurant reviews | 4 | 0.750 | 0.800 | 0.500 | 0.030 | [reliability/uci-yelp.svg](reliability/uci-yelp.svg) |')
+  t.same(readdirSync(join(dir, 'reliability')).sort(), ['loso-tweets.svg', 'loso-uci-yelp.svg', 'uci-yelp.svg'])
+  t.match(write(0.05), '**Worst source: tweets, expected calibration error 0.050** (goal <= 0.05: meets it).')
+})

@@ -72,6 +72,9 @@ test('every error status of every operation lists the codes it can carry', async
   t.same(refusals.filter(({ codes }) => codes === undefined || codes.length === 0).map(({ label }) => label), [], 'no error status without codes')
 })
 
+/** Refused on /mcp and /a2a only (src/http/door-guard.ts), whose errors are JSON-RPC's: their 403 names them. */
+const JSON_RPC_DOORS_ONLY = ['HOST_FORBIDDEN', 'ORIGIN_FORBIDDEN']
+
 test('every code the source can send is listed, under its status', async (t) => {
   // x402 on (its facilitator need not answer for the document): its codes are listed only then.
   const app = await build(t, { env: { X402_FACILITATOR_URL: 'http://127.0.0.1:9', X402_NETWORK: 'eip155:84532', X402_PAY_TO: `0x${'11'.repeat(20)}` } })
@@ -82,8 +85,12 @@ test('every code the source can send is listed, under its status', async (t) => 
   }
   const source = codesInSource()
   t.ok(source.size > 50, `the source scan finds the codes (${source.size})`)
+  for (const door of ['/mcp', '/a2a']) {
+    const forbidden = document.paths[door]?.post?.responses['403'] as OpenAPIV3.ResponseObject | undefined
+    for (const code of JSON_RPC_DOORS_ONLY) t.match(forbidden?.description, code, `${door}'s 403 names ${code}`)
+  }
   for (const [code, statuses] of source) {
-    if (OUTSIDE_ROUTES.includes(code)) continue
+    if (OUTSIDE_ROUTES.includes(code) || JSON_RPC_DOORS_ONLY.includes(code)) continue
     t.ok(listed.has(code), `${code} is listed`)
     for (const status of statuses) if (status !== 'any') t.ok(listed.get(code)?.has(status), `${code} is listed under ${status}`)
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
@@ -107,8 +107,27 @@ function withStatementCache (database: Database.Database): SqliteDatabase {
   }
 }
 
+/**
+ * Creates a folder and its missing parents one level at a time. Node's recursive mkdirSync spins forever
+ * (at full CPU, deaf to SIGTERM) on a path it cannot create, such as one under /proc; one level at a time,
+ * the first that cannot be made throws.
+ */
+function makeFolder (folder: string): void {
+  if (existsSync(folder)) return
+  const parent = dirname(folder)
+  if (parent !== folder) makeFolder(parent)
+  mkdirSync(folder)
+}
+
 function sqlite (path: string): Connected {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') {
+    const folder = dirname(path)
+    try {
+      makeFolder(folder)
+    } catch (error) {
+      throw new Error(`DATABASE_URL: cannot create the folder ${folder} for the SQLite file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+    }
+  }
   const database = new Database(path)
   database.pragma('journal_mode = WAL')
   // NORMAL in WAL mode: a commit survives a crash of the process; an OS crash or power loss may lose

@@ -1,3 +1,4 @@
+import { beeDocumentPath } from '../../core/publishing/openapi-paths.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { WALLET_HEADER_NAME } from '../../core/schemas.js'
 import { callExamples, WALLET_TOKEN_VARIABLE } from './call-examples.js'
@@ -45,7 +46,8 @@ export function beePage (bee: RegisteredBee, baseUrl: string, level = 1): string
       `- Execute: \`POST ${baseUrl}${record.endpoint}\` with the input as a JSON body; the answer is Honey ` +
         '`{beeId, timestamp, result, confidence, freshness}`',
       `- MCP: the tool ${code(record.id)} at \`${baseUrl}/mcp\``,
-      `- JSON record: ${baseUrl}/api/bees/${record.id}`
+      `- JSON record: ${baseUrl}/api/bees/${record.id}`,
+      `- OpenAPI: ${baseUrl}${beeDocumentPath(record.id)} (its execute call with exact schemas, for a client generator)`
     ].join('\n'),
     payment(bee),
     heading(1, 'Input'),

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { discover } from '../../core/discovery.js'
+import { beeDocumentPath } from '../../core/publishing/openapi-paths.js'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
@@ -134,7 +135,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const health = board.of(bee.record.id)
     let cached = details.get(bee.record)
     if (cached?.health !== health) {
-      cached = { health, detail: cachedText(JSON.stringify({ ...bee.record, health })) }
+      cached = { health, detail: cachedText(JSON.stringify({ ...bee.record, openapi: beeDocumentPath(bee.record.id), health })) }
       details.set(bee.record, cached)
     }
     return sendCached(request, reply, cached.detail, JSON_TYPE)

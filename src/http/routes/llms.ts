@@ -1,29 +1,48 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { discover, type DiscoverySort } from '../../core/discovery.js'
+import { invalidCursor } from '../../core/errors.js'
+import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
-import { PerBaseUrl, sendCached } from '../cached-text.js'
-import { llmsFull, llmsIndex } from '../markdown/llms-index.js'
-import { BAD_HOST } from '../refusals.js'
+import { cachedText, PerBaseUrl, sendCached } from '../cached-text.js'
+import { LLMS_PAGES_PATH, llmsFull, llmsIndex, llmsPage } from '../markdown/llms-index.js'
+import { BAD_HOST, refusal, REQUEST_CODES } from '../refusals.js'
+import { ValidationErrorBody } from '../../core/schemas.js'
 
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
-const responses = (description: string) => ({
-  200: { description, content: { 'text/plain': { schema: { type: 'string', description } } } },
-  304: Type.Null({ description: 'Not modified since the ETag you sent.' }),
-  400: BAD_HOST
+/** How many Bees llms.txt and llms-full.txt list by name: enough to start with, the same at any catalog size. */
+export const LLMS_SELECTION = 50
+
+/** How many Bees one page of the paged index lists. */
+export const LLMS_PAGE = 200
+
+const notModified = Type.Null({ description: 'Not modified since the ETag you sent.' })
+const text = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string', description } } } })
+
+const PageQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The cursor in the previous page\'s "Next page" link; none for the first page.' }))
 })
 
 /**
  * /llms.txt and /llms-full.txt (llmstxt.org): the registry as Markdown for language models, with links and
- * examples at the address the request came in at. Each is rendered once per registry version and base URL.
+ * examples at the address the request came in at. Both name a bounded selection of Bees, the most reliable first,
+ * and link to /llms/bees.txt, the index of every active Bee a page at a time, so that none grows with the catalog.
  */
-const llmsRoutes: FastifyPluginAsync = async (fastify) => {
+const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
-  let rendered = { version: -1, index: new PerBaseUrl(), full: new PerBaseUrl() }
+  const { board } = fastify.beeHealth
+  const page = (sort: DiscoverySort, limit: number, cursor?: string) =>
+    discover(registry, board, { filter: {}, sort, minSuccessRate: undefined, limit, cursor })
+  // The selection moves with the catalog and with the health figures: rendered once per version of both.
+  let rendered = { registry: -1, health: -1, index: new PerBaseUrl(), full: new PerBaseUrl() }
   const current = () => {
-    if (rendered.version !== registry.version) rendered = { version: registry.version, index: new PerBaseUrl(), full: new PerBaseUrl() }
+    if (rendered.registry !== registry.version || rendered.health !== board.version) {
+      rendered = { registry: registry.version, health: board.version, index: new PerBaseUrl(), full: new PerBaseUrl() }
+    }
     return rendered
   }
+  const selection = () => page('reliability', LLMS_SELECTION)?.bees ?? []
 
   fastify.get('/llms.txt', {
     schema: {
@@ -31,14 +50,15 @@ const llmsRoutes: FastifyPluginAsync = async (fastify) => {
       operationId: 'llms-txt',
       security: [],
       summary: 'The registry for language models (llms.txt)',
-      description: 'The llmstxt.org index: what Apiary is, how to call and pay, every active Bee by category linked to its ' +
-        'Markdown view with its price, and links to the OpenAPI document, the MCP endpoint and the wallet docs. ' +
-        'Strong ETag; 304 on If-None-Match.',
-      response: responses('The llms.txt index (Markdown, served as text/plain).')
+      description: `The llmstxt.org index: what Apiary is, how to call and pay, the ${LLMS_SELECTION} most reliable active Bees ` +
+        '(as GET /api/bees?sort=reliability ranks them) linked to their Markdown views and OpenAPI documents with their prices, ' +
+        `a link to ${LLMS_PAGES_PATH} (every active Bee, a page at a time), and links to the OpenAPI document, the MCP endpoint ` +
+        'and the wallet docs. Strong ETag; 304 on If-None-Match.',
+      response: { 200: text('The llms.txt index (Markdown, served as text/plain).'), 304: notModified, 400: BAD_HOST }
     }
   }, async (request, reply) => {
     const baseUrl = baseUrlOf(request)
-    return sendCached(request, reply, current().index.get(baseUrl, () => llmsIndex(registry.all(), baseUrl)), TEXT_TYPE)
+    return sendCached(request, reply, current().index.get(baseUrl, () => llmsIndex(selection(), baseUrl, LLMS_PAGE)), TEXT_TYPE)
   })
 
   fastify.get('/llms-full.txt', {
@@ -46,13 +66,38 @@ const llmsRoutes: FastifyPluginAsync = async (fastify) => {
       tags: ['discovery'],
       operationId: 'llms-full-txt',
       security: [],
-      summary: 'The registry for language models, every Bee inlined (llms-full.txt)',
-      description: 'llms.txt with the Markdown view of every active Bee inlined under its category. Strong ETag; 304 on If-None-Match.',
-      response: responses('llms.txt with every active Bee\'s Markdown view (Markdown, served as text/plain).')
+      summary: 'The registry for language models, the selected Bees inlined (llms-full.txt)',
+      description: `llms.txt with the Markdown view of each of its ${LLMS_SELECTION} selected Bees inlined. Strong ETag; 304 on If-None-Match.`,
+      response: { 200: text('llms.txt with the selected Bees\' Markdown views (Markdown, served as text/plain).'), 304: notModified, 400: BAD_HOST }
     }
   }, async (request, reply) => {
     const baseUrl = baseUrlOf(request)
-    return sendCached(request, reply, current().full.get(baseUrl, () => llmsFull(registry.all(), baseUrl)), TEXT_TYPE)
+    const bees = () => selection().map((record) => registry.get(record.id)).filter((bee): bee is RegisteredBee => bee !== undefined)
+    return sendCached(request, reply, current().full.get(baseUrl, () => llmsFull(bees(), baseUrl, LLMS_PAGE)), TEXT_TYPE)
+  })
+
+  fastify.get(LLMS_PAGES_PATH, {
+    schema: {
+      tags: ['discovery'],
+      operationId: 'llms-bees-page',
+      security: [],
+      summary: 'Every active Bee for language models, a page at a time',
+      description: `One page of the index llms.txt links to: up to ${LLMS_PAGE} active Bees in id order, each linked to its ` +
+        'Markdown view and OpenAPI document with its price, and a link to the next page while there is one. ' +
+        'Strong ETag; 304 on If-None-Match.',
+      querystring: PageQuery,
+      response: {
+        200: text('A page of the index (Markdown, served as text/plain).'),
+        304: notModified,
+        400: refusal('The Host header, a parameter or the cursor is invalid.', [...REQUEST_CODES, 'HOST_INVALID', 'VALIDATION_FAILED', 'INVALID_CURSOR'],
+          { body: ValidationErrorBody })
+      }
+    }
+  }, async (request, reply) => {
+    const baseUrl = baseUrlOf(request)
+    const found = page('id', LLMS_PAGE, request.query.cursor)
+    if (found === null) throw invalidCursor()
+    return sendCached(request, reply, cachedText(llmsPage(found.bees, found.nextCursor, baseUrl)), TEXT_TYPE)
   })
 }
 

@@ -88,7 +88,7 @@ const PatchBody = Type.Object({
   sunsetAt: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, description: 'When a deprecated Bee stops answering: an RFC 3339 date-time that exists (no leap second).' }))
 }, { description: 'The fields to change; status changes follow the lifecycle.', examples: [{ status: 'inactive', statusMessage: 'Down for maintenance until noon UTC.' }] })
 
-const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee would take more of the OpenAPI document than a Bee may.',
+const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
   [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'])
 /** Refusals of a Bee's fields, whether published or changed. */
 const FIELD_CODES = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
@@ -147,13 +147,13 @@ function keptSchema (schema: StoredBee['inputSchema'], where: 'inputSchema' | 'o
 }
 
 /**
- * What a Bee adds to the OpenAPI document, which every client downloads whole: its name, description
- * and both schemas, written as the document writes them (40 Bees with large schemas made it 5.2 MB).
+ * What a Bee puts in its OpenAPI document (GET /api/bees/{id}/openapi.json), which a client reads whole: its name,
+ * description and both schemas, written as the document writes them.
  */
 function checkDocumentShare (bee: StoredBee, maxBytes: number): void {
   const bytes = Buffer.byteLength(JSON.stringify([bee.name, bee.description, forOpenApiDocument(bee.inputSchema), forOpenApiDocument(bee.outputSchema)]))
   if (bytes > maxBytes) {
-    throw new ApiError(413, 'BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of the OpenAPI document (its name, description ` +
+    throw new ApiError(413, 'BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
       `and schemas); a Bee may take at most ${maxBytes} (PUBLISHER_MAX_OPENAPI_BYTES). Shorten its schemas or description.`)
   }
 }

@@ -70,7 +70,9 @@ test('GET /api/bees/{id} returns the full record', async (t) => {
   for (const id of builtIns) {
     const response = await app.inject(`/api/bees/${id}`)
     t.equal(response.statusCode, 200)
-    t.same(response.json(), list.find((bee) => bee.id === id), `${id} detail equals its discovery record`)
+    const { openapi, ...record } = response.json()
+    t.same(record, list.find((bee) => bee.id === id), `${id} detail equals its discovery record`)
+    t.equal(openapi, `/api/bees/${id}/openapi.json`, 'plus the link to its own OpenAPI document')
   }
 })
 

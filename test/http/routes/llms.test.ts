@@ -11,10 +11,10 @@ const run = promisify(execFile)
 const host = { host: 'localhost:3000' }
 const BASE = 'http://localhost:3000'
 
-async function withPublisher (t: Parameters<typeof build>[0]) {
+async function withPublisher (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
   const fake = await startFakeBee()
   t.teardown(fake.close)
-  const app = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1' } })
+  const app = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1', ...env } })
   return { app, fake, publisher: await createPublisher(app) }
 }
 
@@ -25,7 +25,7 @@ const get = (app: FastifyInstance, url: string, headers: Record<string, string> 
 const blocks = (markdown: string, language: string) =>
   [...markdown.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)\\n```$', 'gm'))].map((match) => match[1] as string)
 
-test('llms.txt follows llmstxt.org: H1, summary, one H2 per category of active Bees, then Optional', async (t) => {
+test('llms.txt follows llmstxt.org: H1, summary, the selected Bees, where every other Bee is, then Optional', async (t) => {
   const app = await build(t)
   const response = await get(app, '/llms.txt')
   t.equal(response.statusCode, 200)
@@ -38,26 +38,26 @@ test('llms.txt follows llmstxt.org: H1, summary, one H2 per category of active B
 
   const { bees } = (await app.inject('/api/bees')).json<{ bees: Array<{ id: string, name: string, category: string, pricing: { type: string, costPerCall: number, currency: string } }> }>()
   const headings = [...response.body.matchAll(/^## (.+)$/gm)].map((match) => match[1])
-  const categories = [...new Set(bees.map((bee) => bee.category))].sort()
-  t.same(headings, [...categories.map((category) => category[0]?.toUpperCase() + category.slice(1)), 'Optional'], 'categories in order, Optional last')
+  t.same(headings, ['Most reliable Bees', 'Every Bee', 'Optional'])
   for (const bee of bees) {
-    const section = response.body.split(/^## /m).find((part) => part.toLowerCase().startsWith(bee.category))
     const price = bee.pricing.type === 'free' ? 'free' : `${bee.pricing.costPerCall} ${bee.pricing.currency} per call`
-    const line = new RegExp(`^- \\[${bee.name}\\]\\(${BASE}/api/bees/${bee.id}\\.md\\): .+ Price: ${price}\\.$`, 'm')
-    t.match(section, line, `${bee.id} is listed in its category with its page and price`)
+    const line = new RegExp(`^- \\[${bee.name}\\]\\(${BASE}/api/bees/${bee.id}\\.md\\): .+ Price: ${price}\\. OpenAPI: ${BASE}/api/bees/${bee.id}/openapi\\.json$`, 'm')
+    t.match(response.body, line, `${bee.id} is listed with its page, price and OpenAPI document`)
   }
+  const every = response.body.slice(response.body.indexOf('## Every Bee'), response.body.indexOf('## Optional'))
+  t.same([...every.matchAll(/^- \[[^\]]+\]\(([^)]+)\): \S/gm)].map((match) => new URL(match[1] as string).pathname), ['/llms/bees.txt', '/api/bees'])
   const optional = response.body.slice(response.body.indexOf('## Optional'))
   const links = [...optional.matchAll(/^- \[([^\]]+)\]\(([^)]+)\): \S/gm)].map((match) => match[2] as string)
   t.same(links.map((link) => new URL(link).pathname), ['/openapi/openapi.json', '/mcp', '/docs', '/llms-full.txt'])
   t.ok(links.every((link) => link.startsWith(BASE)), 'links are absolute, at the address asked')
-  for (const link of [...response.body.matchAll(/\]\((http[^)]+)\)/g)].map((match) => new URL(match[1] as string))) {
+  for (const link of [...response.body.matchAll(/(?:\]\(|OpenAPI: )(http[^)\s]+)/g)].map((match) => new URL(match[1] as string))) {
     if (link.pathname === '/mcp') continue
-    const target = await get(app, link.pathname)
-    t.equal(target.statusCode, 200, `${link.pathname} is served`)
+    const target = await get(app, link.pathname + link.search)
+    t.equal(target.statusCode, 200, `${link.pathname}${link.search} is served`)
   }
 })
 
-test('llms-full.txt inlines every active Bee\'s page under its category', async (t) => {
+test('llms-full.txt inlines the selected Bees\' pages', async (t) => {
   const app = await build(t)
   const response = await get(app, '/llms-full.txt')
   t.equal(response.statusCode, 200)
@@ -65,7 +65,7 @@ test('llms-full.txt inlines every active Bee\'s page under its category', async 
   t.match(response.body, /^# Apiary\n\n> /)
   for (const id of ['text-summarizer', 'sentiment-analyzer', 'weather-sensor']) {
     const page = (await get(app, `/api/bees/${id}.md`)).body
-    // Inlined two levels down: its title is an H3 under the category's H2.
+    // Inlined two levels down: its title is an H3 under the selection's H2.
     const shifted = page.replace(/^#+ /gm, (marks) => `##${marks}`)
     t.match(shifted, /^### /)
     t.ok(response.body.includes(shifted.trimEnd()), `${id}'s page is inlined`)
@@ -213,4 +213,45 @@ test('the curl and MCP examples of a page work as printed against a listening se
   const journal = (await app.inject({ url: `/api/wallets/${wallet.id}/journal`, headers: adminHeaders })).json<{ entries: Array<{ kind: string, beeId: string }> }>()
   t.equal(journal.entries.filter((entry) => entry.kind === 'capture' && entry.beeId === 'sentiment-analyzer').length, 2, 'the paid examples were charged once each')
   t.equal(fake.calls.length, 2, 'the published Bee was called by both examples')
+})
+
+test('llms.txt names a bounded selection, the most reliable first; the paged index lists every active Bee once, in bounded pages', async (t) => {
+  const { app, fake, publisher } = await withPublisher(t, { PUBLISHER_MAX_BEES: '500' })
+  for (let index = 0; index < 210; index++) await publish(app, publisher.headers, beeBody(`bee-${String(index).padStart(3, '0')}`, fake.url))
+  await publish(app, publisher.headers, beeBody('zz-steady', fake.url))
+  await publish(app, publisher.headers, beeBody('zz-flaky', fake.url))
+  t.equal((await app.inject({ method: 'POST', url: '/api/bees/zz-steady/execute', payload: { text: 'a' } })).statusCode, 200)
+  fake.mode = 'error'
+  t.equal((await app.inject({ method: 'POST', url: '/api/bees/zz-flaky/execute', payload: { text: 'a' } })).statusCode, 502)
+  await app.beeHealth.sync()
+
+  const index = (await get(app, '/llms.txt')).body
+  const selected = [...index.matchAll(/^- \[[^\]]+\]\(http:\/\/localhost:3000\/api\/bees\/([^)]+)\.md\)/gm)].map((match) => match[1])
+  t.equal(selected.length, 50, 'fifty Bees named, of 215')
+  t.same(selected.slice(0, 2), ['zz-steady', 'zz-flaky'], 'Bees with runs first, the higher success rate first')
+  t.ok(Buffer.byteLength(index) < 20_000, `${Buffer.byteLength(index)} bytes`)
+  t.equal((await get(app, '/llms-full.txt')).body.match(/^### /gm)?.length, 50, 'llms-full.txt inlines the same fifty')
+
+  const listed: string[] = []
+  let url: string | undefined = '/llms/bees.txt'
+  let pages = 0
+  while (url !== undefined) {
+    const page = await get(app, url)
+    t.equal(page.statusCode, 200, url)
+    t.match(page.body, /^# Apiary: every active Bee\n\n> /)
+    const ids = [...page.body.matchAll(/^- \[[^\]]+\]\(http:\/\/localhost:3000\/api\/bees\/([^)]+)\.md\)/gm)].map((match) => match[1] as string)
+    t.ok(ids.length <= 200, `page ${++pages} lists ${ids.length}`)
+    listed.push(...ids)
+    const next = /^## Next page\n\n- \[[^\]]+\]\(([^)]+)\)$/m.exec(page.body)?.[1]
+    url = next === undefined ? undefined : new URL(next).pathname + new URL(next).search
+  }
+  t.equal(pages, 2)
+  const { bees } = (await app.inject('/api/bees?limit=500')).json<{ bees: Array<{ id: string }> }>()
+  t.same(listed, bees.map((bee) => bee.id), 'every active Bee once, in id order')
+
+  const bad = await get(app, '/llms/bees.txt?cursor=nope')
+  t.equal(bad.statusCode, 400)
+  t.equal(bad.json().code, 'INVALID_CURSOR')
+  const first = await get(app, '/llms/bees.txt')
+  t.equal((await get(app, '/llms/bees.txt', { 'if-none-match': first.headers.etag as string })).statusCode, 304)
 })

@@ -38,9 +38,9 @@ test('a published Bee is discoverable, described in OpenAPI, and executes throug
   t.match(listed, { id: 'shouter', inputSchema: shoutInput, outputSchema: shoutOutput })
   t.notOk('signingSecret' in listed || 'upstreamEndpoint' in listed, 'private details stay private')
 
-  const document = (await app.inject('/openapi/openapi.json')).json()
+  const document = (await app.inject('/api/bees/shouter/openapi.json')).json()
   const operation = document.paths['/api/bees/shouter/execute']?.post
-  t.ok(operation, 'the OpenAPI document has the Bee\'s own path')
+  t.ok(operation, 'the Bee\'s own OpenAPI document has its path')
   t.same(operation.requestBody.content['application/json'].schema, shoutInput)
   t.same(operation.responses['200'].content['application/json'].schema.allOf[1].properties.result, shoutOutput, 'Honey is the shared envelope and this result')
   await t.resolves(SwaggerParser.validate(structuredClone(document)), 'still valid OpenAPI 3.0.3')
@@ -175,7 +175,7 @@ test('the lifecycle: inactive, deprecated with a sunset, revived only by the ope
   t.equal((await app.inject({ method: 'DELETE', url: '/api/bees/aging', headers: publisher.headers })).statusCode, 204)
   t.equal((await app.inject('/api/bees/aging')).statusCode, 404)
   t.equal((await execute()).statusCode, 404)
-  t.notOk((await app.inject('/openapi/openapi.json')).json().paths['/api/bees/aging/execute'])
+  t.equal((await app.inject('/api/bees/aging/openapi.json')).statusCode, 404, 'nor its OpenAPI document')
 })
 
 test('costPerCall may be left out (the spec: 0 for free Bees); a pay-per-use Bee must name its price', async (t) => {
@@ -240,7 +240,7 @@ test('publishing refuses bad ids, prices and schemas with the reason', async (t)
     required: ['text']
   }, 'local $refs inlined, const as enum, [T, null] as nullable, $schema and definitions dropped')
   t.ok(converted)
-  const document = (await app.inject('/openapi/openapi.json')).json()
+  const document = (await app.inject('/api/bees/converted/openapi.json')).json()
   t.same(document.paths['/api/bees/converted/execute'].post.requestBody.content['application/json'].schema.properties.level,
     { type: 'number', minimum: 0, exclusiveMinimum: true }, 'exclusive bounds in the 3.0 spelling')
   await t.resolves(SwaggerParser.validate(structuredClone(document)))
