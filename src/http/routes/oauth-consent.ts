@@ -14,7 +14,8 @@ import { messagePage, sendPage } from '../oauth/pages.js'
 
 const SIGN_IN_COOKIE = 'apiary_wallet_signin'
 
-const Html = (description: string) => ({ type: 'string', description, examples: ['<!doctype html>…'] })
+/** A page: the answer is HTML, whatever its status (a refusal is said in words on it, not in a JSON body). */
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string', description, example: '<!doctype html>…' } } } })
 const Params = Type.Object({ uid: Type.String({ maxLength: 64, description: 'The interaction (oidc-provider\'s uid).' }) })
 const ConsentForm = Type.Object({
   csrf: Type.Optional(Type.String({ maxLength: 200, description: 'The token the page carries.' })),
@@ -24,13 +25,23 @@ const ConsentForm = Type.Object({
   per_call_cap: Type.Optional(Type.String({ maxLength: 40, description: 'Most per call; empty: none.' })),
   bees: Type.Optional(Type.String({ maxLength: 7000, description: 'Bee ids, comma-separated, or all.' })),
   expires_in_days: Type.Optional(Type.String({ maxLength: 10, description: 'Days, 1 to 90.' }))
-}, { description: 'The consent form.' })
+}, {
+  description: 'The consent form.',
+  examples: [{ csrf: 'oRoIK_CXC61eQ_GPWuWyRfLb6Ftc-vp1IiaWHnhAa8M', decision: 'allow', wallet_key: 'awt_…', cap: '1', per_call_cap: '0.01', bees: 'all', expires_in_days: '30' }]
+})
 type ConsentForm = Record<string, string | undefined>
 
 interface Interaction { server: IssuerServer, uid: string, clientName: string, redirectUri: URL, scope: string }
 
 /** A refusal said in words on a page: the consent page shows it in place of the form's answer. */
 class FormProblem extends Error {}
+
+/** A refusal of the whole page (an expired interaction, a forged form): a page that says so, with its status. */
+class PageRefusal extends Error {
+  constructor (readonly statusCode: number, message: string) {
+    super(message)
+  }
+}
 
 function amount (raw: string | undefined, label: string): number {
   const value = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw.trim())
@@ -53,7 +64,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     const server = await oauth.forIssuer(baseUrlOf(request))
     const details = await server.provider.interactionDetails(request.raw, reply.raw).catch(() => null)
     if (details === null || details.uid !== request.params.uid) {
-      throw new ApiError(400, 'CONSENT_EXPIRED', 'This connection request has expired, or was opened in another browser. Start connecting again from your MCP client.')
+      throw new PageRefusal(400, 'This connection request has expired, or was opened in another browser. Start connecting again from your MCP client.')
     }
     const client = await server.provider.Client.find(String(details.params.client_id))
     return {
@@ -94,7 +105,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
   }
 
   const refusalPage = async (reply: FastifyReply, error: unknown) => {
-    if (error instanceof ApiError && error.statusCode < 500) return await sendPage(reply, error.statusCode, messagePage('Cannot connect', error.message))
+    if (error instanceof PageRefusal) return await sendPage(reply, error.statusCode, messagePage('Cannot connect', error.message))
     throw error
   }
 
@@ -128,7 +139,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
       interaction = await interactionOf(request, reply)
       const origin = request.headers.origin
       if ((origin !== undefined && origin !== new URL(baseUrlOf(request)).origin) || !interaction.server.macValid('csrf', interaction.uid, request.body.csrf ?? '')) {
-        throw new ApiError(403, 'CSRF_REFUSED', 'This form was not sent from the consent page. Open the consent page again and submit it from there.')
+        throw new PageRefusal(403, 'This form was not sent from the consent page. Open the consent page again and submit it from there.')
       }
     } catch (error) {
       return await refusalPage(reply, error)
