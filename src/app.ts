@@ -30,6 +30,7 @@ import tracing from '../plugins/tracing.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
 import walletTokens from '../plugins/wallet-tokens.js'
+import oauth from '../plugins/oauth.js'
 import x402 from '../plugins/x402.js'
 import type { Config } from './config.js'
 import a2aRoutes from './http/routes/a2a.js'
@@ -38,6 +39,8 @@ import beeOpenApiRoutes from './http/routes/bee-openapi.js'
 import earningsRoutes from './http/routes/earnings.js'
 import llmsRoutes from './http/routes/llms.js'
 import mcpRoutes from './http/routes/mcp.js'
+import oauthRoutes from './http/routes/oauth.js'
+import oauthConsentRoutes from './http/routes/oauth-consent.js'
 import preparationRoutes from './http/routes/preparations.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
@@ -117,6 +120,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(holdSweeper)
   await fastify.register(auth)
   await fastify.register(preparations)
+  await fastify.register(oauth)
 
   await fastify.register(health)
   await fastify.register(builtInBees, { prefix: '/api' })
@@ -134,6 +138,8 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(subscriptionRoutes, { prefix: '/api' })
   await fastify.register(x402Routes, { prefix: '/api' })
   await fastify.register(mcpRoutes)
+  await fastify.register(oauthRoutes)
+  await fastify.register(oauthConsentRoutes)
   await fastify.register(a2aRoutes)
   await fastify.register(llmsRoutes)
 }

@@ -38,6 +38,18 @@ export const ConfigSchema = Type.Object({
     description: 'How long a paid call\'s hold may stay pending before the sweeper voids it (credits it back). Must exceed ' +
       'the longest Bee timeout plus IDEMPOTENCY_LEASE_SECONDS.'
   }),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 86400,
+    default: 3600,
+    description: 'Lifetime of an OAuth access token (a verification token minted from the budget granted on the consent page); the client refreshes it.'
+  }),
+  OAUTH_REFRESH_TOKEN_TTL_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 90,
+    default: 30,
+    description: 'Lifetime of an OAuth refresh token (rotated on every use) and of its grant.'
+  }),
   TOKEN_KEY_ROTATION_DAYS: Type.Integer({
     minimum: 1,
     maximum: 365,

@@ -3,12 +3,14 @@ import { balanceLimitExceeded } from '../core/errors.js'
 import { openStore } from '../core/ledger/open-store.js'
 import { issueWallet } from '../core/ledger/wallets/issue-wallet.js'
 import { toMicros } from '../core/money.js'
+import { createSignInCode, SIGN_IN_PATH, SIGN_IN_TTL_SECONDS } from '../core/oauth/sign-in.js'
 import { CURRENCY_PATTERN, MAX_AMOUNT } from '../core/schemas.js'
 
 export const USAGE = `Usage:
   npm run wallet -- create [--balance 5] [--currency USD] [--label "my agent"]
   npm run wallet -- deposit <wallet-id> --amount 5
   npm run wallet -- show <wallet-id>
+  npm run wallet -- sign-in <wallet-id>   (a one-time link to the OAuth consent page's sign-in)
 
 Works on the ledger at DATABASE_URL (default ./data/apiary.db), with no admin token:
 whoever can open the database file already holds the money.`
@@ -16,6 +18,8 @@ whoever can open the database file already holds the money.`
 export interface CommandEnv {
   databaseUrl: string
   defaultCurrency: string
+  /** Where the service is reached (PUBLIC_BASE_URL, else http://localhost:PORT): the sign-in link's origin. */
+  baseUrl: string
   print (line: string): void
 }
 
@@ -67,6 +71,13 @@ export async function walletCommand (argv: string[], env: CommandEnv): Promise<n
       const wallet = await ledger.wallets.get(walletId)
       if (wallet === null) throw new Error(`no wallet has the id ${walletId}`)
       env.print(JSON.stringify({ ...wallet, recent: await ledger.journal.recent(walletId, 20) }, null, 2))
+      return 0
+    }
+    if (command === 'sign-in' && walletId !== undefined) {
+      if (await ledger.wallets.get(walletId) === null) throw new Error(`no wallet has the id ${walletId}`)
+      const code = await createSignInCode(ledger.oauth, walletId)
+      env.print(`${env.baseUrl}${SIGN_IN_PATH}?code=${code}`)
+      env.print(`\nOpen it once, within ${SIGN_IN_TTL_SECONDS / 60} minutes, in the browser showing the consent page; then reload that page.`)
       return 0
     }
     env.print(USAGE)

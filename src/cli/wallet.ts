@@ -6,6 +6,7 @@ try {
   process.exitCode = await walletCommand(process.argv.slice(2), {
     databaseUrl: config.DATABASE_URL,
     defaultCurrency: config.PRICE_CURRENCY,
+    baseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     print: (line) => console.log(line)
   })
 } catch (error) {

@@ -10,7 +10,7 @@ test('the wallet CLI creates a funded wallet whose token pays for calls on the s
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const databaseUrl = `sqlite:${join(dir, 'ledger.db')}`
   const output: string[] = []
-  const env = { databaseUrl, defaultCurrency: 'USD', print: (line: string) => output.push(line) }
+  const env = { databaseUrl, defaultCurrency: 'USD', baseUrl: 'http://localhost:3000', print: (line: string) => output.push(line) }
 
   t.equal(await walletCommand(['create', '--balance', '5', '--label', 'curl user'], env), 0)
   const wallet = JSON.parse(output[0] ?? '{}')
@@ -40,7 +40,7 @@ test('the wallet CLI creates a funded wallet whose token pays for calls on the s
 })
 
 test('the wallet CLI refuses bad input with a reason', async (t) => {
-  const env = { databaseUrl: ':memory:', defaultCurrency: 'USD', print: () => {} }
+  const env = { databaseUrl: ':memory:', defaultCurrency: 'USD', baseUrl: 'http://localhost:3000', print: () => {} }
   await t.rejects(walletCommand(['create', '--balance', 'lots'], env), /--balance must be a number/)
   await t.rejects(walletCommand(['create', '--balance', '1.0000001'], env), /at most 6 decimal places/)
   await t.rejects(walletCommand(['create', '--currency', 'usd'], env), /--currency/)

@@ -22,13 +22,16 @@ test('every error response of every route writes error, code, message in that or
     const responses = (route.schema?.response ?? {}) as Record<string, unknown>
     for (const [status, schema] of Object.entries(responses)) {
       if (Number(status) < 400 && !/^[45]xx$/.test(status)) continue
+      // An HTML page (the OAuth consent page) says its refusal in words, not in a JSON body.
+      const content = (schema as { content?: Record<string, unknown> }).content
+      if (content !== undefined && content['application/json'] === undefined) continue
       const serialize = compile({ schema, method: String(route.method), url: route.url, httpStatus: status })
       let body: Record<string, unknown>
       try {
         body = JSON.parse(serialize(scrambled))
       } catch (error) {
         // A JSON-RPC door's error response: its own envelope, which the door's hook builds from a body in order.
-        t.match(route.url, /^\/(mcp|a2a)$/, `${String(route.method)} ${route.url} ${status}: only a JSON-RPC door has another shape (${String(error)})`)
+        t.match(route.url, /^\/(mcp|mcp\/oauth|a2a)$/, `${String(route.method)} ${route.url} ${status}: only a JSON-RPC door has another shape (${String(error)})`)
         continue
       }
       checked++

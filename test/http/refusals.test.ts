@@ -21,14 +21,17 @@ function listedCodes (document: Document, operation: OpenAPIV3.OperationObject, 
   return code?.enum as string[] | undefined
 }
 
-/** Every error status of every operation but the JSON-RPC doors (whose errors are JSON-RPC's), with its codes. */
+/** Every error status of every operation but the JSON-RPC doors (whose errors are JSON-RPC's) and HTML pages, with its codes. */
 function refusalsOf (document: Document) {
   const found: Array<{ label: string, status: string, codes: string[] | undefined }> = []
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of methods) {
       const operation = item?.[method]
-      if (operation === undefined || path === '/mcp' || path === '/a2a') continue
+      if (operation === undefined || path === '/mcp' || path === '/mcp/oauth' || path === '/a2a') continue
       for (const status of Object.keys(operation.responses).filter((status) => Number(status) >= 400)) {
+        // An HTML page (the OAuth consent page) says its refusal in words.
+        const response = operation.responses[status] as OpenAPIV3.ResponseObject
+        if (response.content !== undefined && response.content['application/json'] === undefined) continue
         found.push({ label: `${method.toUpperCase()} ${path} ${status}`, status, codes: listedCodes(document, operation, status) })
       }
     }
@@ -123,7 +126,8 @@ test('what the routes answer to bad requests is what the document lists', async 
   const credentials = [{}, adminHeaders, publisher.headers, { authorization: 'Bearer nope' }, { 'x-registry-wallet-token': 'awt_nope' }]
   let checked = 0
   for (const [template, item] of Object.entries(document.paths)) {
-    if (template === '/mcp' || template === '/a2a') continue
+    // The JSON-RPC doors answer in JSON-RPC; the OAuth pages in HTML (test/http/routes/oauth*.test.ts check them).
+    if (template === '/mcp' || template === '/mcp/oauth' || template === '/a2a' || template.startsWith('/oauth/')) continue
     for (const method of methods.filter((method) => item?.[method] !== undefined)) {
       for (const id of ['text-summarizer', 'sentiment-analyzer', 'no-such-bee', wallet.id, 'wal_AAAAAAAA', 'pub_nope', 'bad id!']) {
         const url = `${template.replace('{id}', encodeURIComponent(id))}?limit=0&cursor=%21`

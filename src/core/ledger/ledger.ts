@@ -4,6 +4,7 @@ import type { HealthRepository } from './health/health-repository.js'
 import type { HoldRepository } from './holds/hold-repository.js'
 import type { IdempotencyRepository } from './idempotency/idempotency-repository.js'
 import type { JournalRepository } from './journal/journal-repository.js'
+import type { OAuthRepository } from './oauth/oauth-repository.js'
 import type { Dialect } from './migrations.js'
 import type { PreparationRepository } from './preparations/preparation-repository.js'
 import type { SubscriptionRepository } from './subscriptions/subscription-repository.js'
@@ -37,6 +38,8 @@ export interface Ledger {
   readonly signingKeys: SigningKeyRepository
   /** Bee health counters: runs, failures, nonconforming answers and latency per Bee and minute. */
   readonly health: HealthRepository
+  /** The OAuth authorization server's clients, grants, codes and refresh tokens. */
+  readonly oauth: OAuthRepository
   ping (): Promise<void>
   close (): Promise<void>
 }

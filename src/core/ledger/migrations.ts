@@ -5,6 +5,7 @@ import { subscriptionCallsMigration } from './subscriptions/calls-migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
 import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
 import { catalogChangesMigration, catalogSearchMigration } from './catalog/migration.js'
+import { oauthMigration } from './oauth/migration.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -230,7 +231,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0011_subscription_calls': subscriptionCallsMigration(dialect),
       '0012_bee_health': healthMigration,
       '0013_catalog_changes': catalogChangesMigration(dialect),
-      '0014_catalog_search': catalogSearchMigration(dialect)
+      '0014_catalog_search': catalogSearchMigration(dialect),
+      '0015_oauth': oauthMigration
     })
   }
 }

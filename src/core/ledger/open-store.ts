@@ -13,6 +13,7 @@ import { sqlHoldRepository } from './holds/sql-hold-repository.js'
 import { sqliteDebit } from './holds/sqlite-debit.js'
 import { sqlIdempotencyRepository } from './idempotency/sql-idempotency-repository.js'
 import { sqlJournalRepository } from './journal/sql-journal-repository.js'
+import { sqlOAuthRepository } from './oauth/sql-oauth-repository.js'
 import type { Ledger } from './ledger.js'
 import { migrationsFor, type Dialect } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
@@ -172,6 +173,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     tokens: sqlTokenRepository(db),
     signingKeys: sqlSigningKeyRepository(db, box),
     health: sqlHealthRepository(db, dialect),
+    oauth: sqlOAuthRepository(db),
     async ping () { await sql`SELECT 1`.execute(db) },
     close: () => db.destroy()
   }

@@ -8,6 +8,17 @@ import type { BeeStatus } from '../schemas.js'
  * UTC strings, which sort and compare correctly as text on both backends.
  */
 export interface Tables {
+  /** The OAuth authorization server's models (oidc-provider's), by model name and id. */
+  oauth_models: {
+    model: string
+    id: string
+    /** JSON text: the model's payload. */
+    payload: string
+    grant_id: string | null
+    uid: string | null
+    expires_at: string | null
+    consumed_at: string | null
+  }
   wallets: {
     id: string
     token_hash: string

@@ -28,7 +28,7 @@ export class SigningKeyring {
   readonly #keys: SigningKeyRepository
   readonly #rotationSeconds: number
   readonly #clock: () => number
-  #signing: Promise<{ slot: string, kid: string, key: CryptoKey }> | null = null
+  #signing: Promise<{ slot: string, kid: string, key: CryptoKey, privateJwk: Jwk }> | null = null
   readonly #public = new Map<string, CryptoKey>()
   #loadedAt = -Infinity
 
@@ -42,15 +42,15 @@ export class SigningKeyring {
     return this.#clock()
   }
 
-  /** The key that signs now, and its kid. */
-  async signingKey (): Promise<{ kid: string, key: CryptoKey }> {
+  /** The key that signs now, its kid, and its private JWK (which the OAuth server signs access tokens with). */
+  async signingKey (): Promise<{ kid: string, key: CryptoKey, privateJwk: Jwk }> {
     const slotNumber = Math.floor(this.#clock() / 1000 / this.#rotationSeconds)
     const slot = `${this.#rotationSeconds}:${slotNumber}`
     const current = await this.#signing
     if (current?.slot === slot) return current
     this.#signing = (async () => {
       const stored = await this.#keys.forSlot(slot, () => this.#generate(slotNumber))
-      return { slot, kid: stored.kid, key: await importJWK(stored.privateJwk, 'EdDSA') }
+      return { slot, kid: stored.kid, key: await importJWK(stored.privateJwk, 'EdDSA'), privateJwk: stored.privateJwk }
     })()
     // A failure is not cached: the next call tries again.
     this.#signing.catch(() => { this.#signing = null })

@@ -58,14 +58,17 @@ function narrowed (parent: WalletToken, request: MintRequest, expiresAtMs: numbe
   }
 }
 
-/** Mints a token for its holder: from the wallet (a root token) or from the presenting token (a child). Returns the row and the signed token. */
-export async function mintToken (ledger: Ledger, signer: TokenSigner, holder: TokenHolder, request: MintRequest,
-  categoryOf: (beeId: string) => string | undefined, nowMs: number): Promise<{ token: WalletToken, jws: string }> {
+/**
+ * A token's row for its holder: from the wallet (a root token) or from the presenting token (a child),
+ * unsigned: the OAuth server signs the ones it issues itself.
+ */
+export async function mintTokenRow (ledger: Ledger, holder: TokenHolder, request: MintRequest,
+  categoryOf: (beeId: string) => string | undefined, nowMs: number): Promise<WalletToken> {
   const parent = holder.token
   const parentLeftMs = parent === null ? Infinity : Date.parse(parent.expiresAt) - nowMs
   const expiresAtMs = nowMs + (request.expiresInSeconds === null ? Math.min(DEFAULT_TOKEN_LIFETIME_SECONDS * 1000, parentLeftMs) : request.expiresInSeconds * 1000)
   const terms = parent === null ? request : narrowed(parent, request, expiresAtMs, categoryOf)
-  const token = await ledger.tokens.create({
+  return await ledger.tokens.create({
     id: `tok_${randomBytes(12).toString('hex')}`,
     walletId: holder.walletId,
     parentId: parent?.id ?? null,
@@ -77,5 +80,11 @@ export async function mintToken (ledger: Ledger, signer: TokenSigner, holder: To
     // Whole seconds, as the JWT's exp.
     expiresAt: new Date(Math.floor(expiresAtMs / 1000) * 1000).toISOString()
   }, parent?.path ?? null)
+}
+
+/** Mints a token for its holder (see mintTokenRow). Returns the row and the signed token. */
+export async function mintToken (ledger: Ledger, signer: TokenSigner, holder: TokenHolder, request: MintRequest,
+  categoryOf: (beeId: string) => string | undefined, nowMs: number): Promise<{ token: WalletToken, jws: string }> {
+  const token = await mintTokenRow(ledger, holder, request, categoryOf, nowMs)
   return { token, jws: await signer.sign(token, holder.currency) }
 }

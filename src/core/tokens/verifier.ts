@@ -10,6 +10,18 @@ export type Verified =
   | { ok: true, walletId: string, tokenId: string }
   | { ok: false, reason: 'TOKEN_INVALID' | 'TOKEN_EXPIRED' }
 
+/** The claims that copy a token's terms, for gateways that read them offline; the same on every verification token. */
+export function termsClaims (token: WalletToken, currency: string) {
+  return {
+    cap: fromMicros(token.capMicros),
+    perCallCap: token.perCallCapMicros === null ? null : fromMicros(token.perCallCapMicros),
+    currency,
+    bees: token.bees,
+    categories: token.categories,
+    parent: token.parentId
+  }
+}
+
 /**
  * Signs tokens with the keyring's current key and verifies them in-process against its cached public
  * keys. The claims name the wallet (`sub`), the token (`jti`) and its expiry; the caps and the
@@ -30,14 +42,7 @@ export class TokenSigner {
 
   async sign (token: WalletToken, currency: string): Promise<string> {
     const { kid, key } = await this.#keyring.signingKey()
-    return await new SignJWT({
-      cap: fromMicros(token.capMicros),
-      perCallCap: token.perCallCapMicros === null ? null : fromMicros(token.perCallCapMicros),
-      currency,
-      bees: token.bees,
-      categories: token.categories,
-      parent: token.parentId
-    })
+    return await new SignJWT(termsClaims(token, currency))
       .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' })
       .setIssuer(TOKEN_ISSUER)
       .setSubject(token.walletId)
@@ -47,12 +52,16 @@ export class TokenSigner {
       .sign(key)
   }
 
-  /** Checks the signature, issuer and expiry (no database round trip once the key is cached). */
-  async verify (jws: string): Promise<Verified> {
+  /**
+   * Checks the signature, issuer and expiry (no database round trip once the key is cached), and the
+   * audience when one is named: a token minted for OAuth is good only at the resource it was granted for.
+   */
+  async verify (jws: string, audience?: string): Promise<Verified> {
     try {
       const { payload } = await jwtVerify(jws, this.#getKey, {
         algorithms: ['EdDSA'],
         issuer: TOKEN_ISSUER,
+        audience,
         requiredClaims: ['sub', 'jti', 'exp'],
         currentDate: new Date(this.#keyring.now())
       })

@@ -36,6 +36,13 @@ export function toolError (body: Record<string, unknown>, era: Era): CallToolRes
   }
 }
 
+/**
+ * What a paid tool called without a credential adds for MCP clients: those that cannot send a header
+ * (most chat clients) connect with a budget through OAuth instead.
+ */
+const CONNECT_WITH_A_BUDGET = 'Or connect through OAuth with a budget: use this server\'s MCP URL with /mcp/oauth in place of /mcp; ' +
+  'its 401 starts the sign-in, and the wallet holder sets the budget on the consent page.'
+
 /** Refusals that mean the tool cannot be called at all: the spec's "unknown tool". */
 const notCallable = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
 
@@ -51,5 +58,6 @@ export function fromApiError (beeId: string, error: ApiError, era: Era): CallToo
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, body)
   }
   if (error.statusCode === 500) throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, body)
-  return toolError(error.statusCode === 402 ? withX402(beeId, body, error) : body, era)
+  const told = error.code === 'WALLET_TOKEN_MISSING' ? { ...body, connect: CONNECT_WITH_A_BUDGET } : body
+  return toolError(error.statusCode === 402 ? withX402(beeId, told, error) : told, era)
 }

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ref } from '../../core/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { doorGuard } from '../door-guard.js'
@@ -8,6 +8,7 @@ import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { JsonRpcError, JsonRpcRequest, JsonRpcResponse } from '../mcp/json-rpc.js'
 import { toWebRequest, sendWebResponse } from '../mcp/web.js'
 import { walletTokenOf } from '../wallet-token.js'
+import { MCP_OAUTH_PATH, mcpBearerToken, requireMcpBearer } from '../mcp/oauth-bearer.js'
 
 /** POST /mcp: the Model Context Protocol door to the execution pipeline. Every active Bee is a tool. */
 const mcpRoutes: FastifyPluginAsync = async (fastify) => {
@@ -33,41 +34,51 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   // The SDK's own answers are text, which this hook never sees.
   fastify.addHook('preSerialization', jsonRpcRefusals((body) => body))
 
-  fastify.post('/mcp', {
-    schema: {
-      tags: ['mcp'],
-      operationId: 'mcp',
-      security: [{}, { walletToken: [] }],
-      summary: 'Model Context Protocol (Streamable HTTP, stateless)',
-      description: 'Every active Bee as an MCP tool, plus find_bees to search them; as resources, llms.txt (apiary://llms.txt) ' +
-        'and each active Bee\'s Markdown page (apiary://bees/{id}). Protocol versions 2025-06-18, ' +
+  const schema = (operationId: string, extra: string) => ({
+    tags: ['mcp'],
+    operationId,
+    security: [{}, { walletToken: [] }] as Array<Record<string, string[]>>,
+    summary: 'Model Context Protocol (Streamable HTTP, stateless)',
+    description: 'Every active Bee as an MCP tool, plus find_bees to search them; as resources, llms.txt (apiary://llms.txt) ' +
+      'and each active Bee\'s Markdown page (apiary://bees/{id}). Protocol versions 2025-06-18, ' +
         '2025-11-25 (initialize handshake, no session) and 2026-07-28 (per-request envelope); answers are JSON, never ' +
         'an SSE stream (except subscriptions/listen). Pay-per-use Bees take the wallet token from X-Registry-Wallet-Token, ' +
         'else from the call\'s _meta "ai.apiary/walletToken"; Idempotency-Key likewise ("ai.apiary/idempotencyKey"). ' +
-        'GET and DELETE are not offered (405): there are no sessions and no server-initiated streams.',
-      body: JsonRpcRequest,
-      response: {
-        200: JsonRpcResponse,
-        202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
-        400: ref(JsonRpcError, { description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' }),
-        406: ref(JsonRpcError, { description: 'Accept does not include application/json.' }),
-        ...refusalResponses(JsonRpcError)
-      }
-    },
+        'GET and DELETE are not offered (405): there are no sessions and no server-initiated streams. ' +
+        'An OAuth access token in Authorization: Bearer pays like a wallet token (docs/agents/oauth.md).' + extra,
+    body: JsonRpcRequest,
+    response: {
+      200: JsonRpcResponse,
+      202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
+      400: ref(JsonRpcError, { description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' }),
+      401: ref(JsonRpcError, { description: 'The Bearer token is not an access token for this endpoint (or is missing, on /mcp/oauth); WWW-Authenticate says where its metadata is.' }),
+      406: ref(JsonRpcError, { description: 'Accept does not include application/json.' }),
+      ...refusalResponses(JsonRpcError)
+    }
+  })
+  const options = {
     // The SDK checks the message and answers in JSON-RPC (-32600, -32601, -32602): route validation
     // would answer in the app's error shape instead. The schema above documents it.
-    validatorCompiler: () => () => true,
-    onRequest: doorGuard(fastify.config)
-  }, async (request, reply) => {
+    validatorCompiler: () => () => true
+  }
+  const guard = doorGuard(fastify.config)
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    const bearer = await mcpBearerToken(request, reply, fastify.walletTokens.signer)
     const response = await endpoint.serve(toWebRequest(request, request.body), request.body, {
-      walletToken: walletTokenOf(request),
+      walletToken: walletTokenOf(request) ?? bearer,
       idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
       requestId: request.id,
       log: request.log,
       baseUrl: () => baseUrlOf(request)
     })
     return await sendWebResponse(reply, response)
-  })
+  }
+  fastify.post('/mcp', { ...options, schema: schema('mcp', ''), onRequest: guard }, serve)
+  fastify.post(MCP_OAUTH_PATH, {
+    ...options,
+    schema: schema('mcpOAuth', ' This door requires the Bearer token: without one it answers 401 with WWW-Authenticate, which starts an MCP client\'s OAuth flow.'),
+    onRequest: [guard, requireMcpBearer]
+  }, serve)
 }
 
 export default mcpRoutes

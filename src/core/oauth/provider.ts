@@ -1,0 +1,193 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto'
+import type Provider from 'oidc-provider'
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
+import type { Ledger } from '../ledger/ledger.js'
+import type { SigningKeyring } from '../tokens/keyring.js'
+import { accessTokenCustomizer, type StructuredToken } from './access-token.js'
+import { ledgerAdapter } from './adapter.js'
+
+/** The one scope: calling the MCP endpoint's tools, paid from the granted budget. */
+export const MCP_SCOPE = 'mcp'
+
+/** Where the provider's endpoints live (the issuer is the service's base URL, so its metadata is at the root). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/session/end',
+  userinfo: '/oauth/userinfo',
+  introspection: '/oauth/introspect',
+  pushed_authorization_request: '/oauth/par',
+  backchannel_authentication: '/oauth/backchannel',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  challenge: '/oauth/challenge',
+  credential: '/oauth/credential'
+} as const
+
+/** The consent page of an interaction. */
+export const consentPath = (uid: string) => `/oauth/consent/${uid}`
+
+export interface OAuthServerOptions {
+  ledger: Ledger
+  keyring: SigningKeyring
+  categoryOf: (beeId: string) => string | undefined
+  /** How Client ID Metadata Documents are fetched (through the egress guard). */
+  fetch: (url: string | URL, init: RequestInit) => Promise<Response>
+  accessTokenTtlSeconds: number
+  refreshTokenTtlSeconds: number
+}
+
+/** One issuer's authorization server, built for the keyring's current signing key. */
+export interface IssuerServer {
+  provider: Provider
+  /** Answers a request to one of the provider's endpoints (a Node request listener). */
+  handle: ReturnType<Provider['callback']>
+  /** The protected resource its tokens are for: the MCP endpoint. */
+  resource: string
+  /** A MAC of `text` for one purpose (the consent form's CSRF token, the sign-in cookie), and its check in constant time. */
+  mac (purpose: string, text: string): string
+  macValid (purpose: string, text: string, presented: string): boolean
+}
+
+/** The MCP endpoint an issuer's tokens are for: its audience. */
+export const mcpResourceOf = (issuer: string) => `${issuer}/mcp`
+
+/**
+ * Apiary's OAuth 2.1 authorization server: oidc-provider, configured for the MCP authorization spec
+ * (authorization code with PKCE S256 only, refresh tokens rotated on use, resource indicators with the
+ * MCP endpoint the only audience, revocation, Dynamic Client Registration and Client ID Metadata
+ * Documents), its state in the ledger. Its access tokens are verification tokens (see access-token.ts),
+ * signed with the keyring's key: a provider is built per issuer (the service's base URL) and signing
+ * key, and built anew when the key rotates. oidc-provider (and Koa under it) is loaded on first use.
+ */
+export class OAuthServer {
+  readonly #options: OAuthServerOptions
+  readonly #servers = new Map<string, Promise<IssuerServer>>()
+
+  constructor (options: OAuthServerOptions) {
+    this.#options = options
+  }
+
+  async forIssuer (issuer: string): Promise<IssuerServer> {
+    const { kid, privateJwk } = await this.#options.keyring.signingKey()
+    const key = `${issuer} ${kid}`
+    let server = this.#servers.get(key)
+    if (server === undefined) {
+      // Bounded: a key rotation leaves the old one behind, and without PUBLIC_BASE_URL hosts vary.
+      if (this.#servers.size >= 8) this.#servers.delete(this.#servers.keys().next().value as string)
+      server = this.#build(issuer, privateJwk)
+      server.catch(() => this.#servers.delete(key))
+      this.#servers.set(key, server)
+    }
+    return await server
+  }
+
+  async #build (issuer: string, privateJwk: Record<string, unknown>): Promise<IssuerServer> {
+    const { default: ProviderClass, errors } = await import('oidc-provider')
+    const options = this.#options
+    const resource = mcpResourceOf(issuer)
+    // Cookie and CSRF keys derived from the signing key: the same on every instance, rotated with it.
+    const secret = Buffer.from(String(privateJwk.d), 'base64url')
+    const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32))
+    const cookieKey = derive('apiary oauth cookies').toString('base64url')
+    const macKey = derive('apiary oauth forms')
+    const customize = accessTokenCustomizer({
+      ledger: options.ledger,
+      categoryOf: options.categoryOf,
+      ttlSeconds: options.accessTokenTtlSeconds,
+      now: () => options.keyring.now()
+    })
+    const adapter = ledgerAdapter(options.ledger.oauth, async (budgetId) => {
+      const budget = await options.ledger.tokens.get(budgetId)
+      if (budget !== null) await options.ledger.tokens.revoke(budget.walletId, budget.path)
+    })
+
+    const configuration: Configuration = {
+      adapter,
+      jwks: { keys: [{ ...privateJwk, use: 'sig' }] as any },
+      cookies: { keys: [cookieKey] },
+      // Every authorization asks the wallet holder: a budget is granted anew each time, never reused
+      // silently from an earlier session; only the grant this consent just made is loaded.
+      loadExistingGrant: async (ctx) => {
+        const grantId = ctx.oidc.result?.consent?.grantId
+        return typeof grantId === 'string' ? await ctx.oidc.provider.Grant.find(grantId) : undefined
+      },
+      findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+      scopes: [MCP_SCOPE, 'offline_access'],
+      claims: { openid: ['sub'] },
+      responseTypes: ['code'],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'EdDSA'
+      },
+      // PKCE with S256 on every authorization request (oidc-provider supports no other method).
+      pkce: { required: () => true },
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      ttl: {
+        AccessToken: options.accessTokenTtlSeconds,
+        AuthorizationCode: 60,
+        RefreshToken: options.refreshTokenTtlSeconds,
+        Grant: options.refreshTokenTtlSeconds,
+        Interaction: 600,
+        Session: 600
+      },
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true },
+        revocation: { enabled: true },
+        clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } as any,
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => resource,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, indicator) => {
+            if (indicator !== resource) throw new errors.InvalidTarget(`the only resource here is ${resource}`)
+            return {
+              scope: MCP_SCOPE,
+              audience: resource,
+              accessTokenTTL: options.accessTokenTtlSeconds,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'EdDSA' } }
+            }
+          }
+        }
+      },
+      formats: {
+        customizers: {
+          jwt: async (ctx: KoaContextWithOIDC, token: any, jwt: StructuredToken) => {
+            const client = ctx.oidc.client
+            await customize(client?.clientName ?? client?.clientId ?? 'an MCP client', String(token.accountId), jwt)
+          }
+        }
+      },
+      interactions: { url: (_ctx, interaction) => consentPath(interaction.uid) },
+      routes: OAUTH_ROUTES,
+      fetch: options.fetch as any,
+      renderError: async (ctx, out) => {
+        ctx.type = 'text/plain; charset=utf-8'
+        ctx.body = `${out.error}: ${out.error_description ?? ''}\n`
+      }
+    }
+    const provider = new ProviderClass(issuer, configuration)
+    // Apiary runs behind a gateway (trustProxy): the issuer's scheme and host come from it.
+    provider.proxy = true
+    const mac = (purpose: string, text: string) => createHmac('sha256', macKey).update(`${purpose}\0${text}`).digest('base64url')
+    return {
+      provider,
+      handle: provider.callback(),
+      resource,
+      mac,
+      macValid: (purpose, text, presented) => {
+        const expected = Buffer.from(mac(purpose, text))
+        const given = Buffer.from(presented)
+        return given.length === expected.length && timingSafeEqual(given, expected)
+      }
+    }
+  }
+}
