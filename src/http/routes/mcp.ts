@@ -76,7 +76,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.post('/mcp', { ...options, schema: schema('mcp', ''), onRequest: guard }, serve)
   fastify.post(MCP_OAUTH_PATH, {
     ...options,
-    schema: schema('mcpOAuth', ' This door requires the Bearer token: without one it answers 401 with WWW-Authenticate, which starts an MCP client\'s OAuth flow.'),
+    schema: schema('mcp-oauth', ' This door requires the Bearer token: without one it answers 401 with WWW-Authenticate, which starts an MCP client\'s OAuth flow.'),
     onRequest: [guard, requireMcpBearer]
   }, serve)
 }

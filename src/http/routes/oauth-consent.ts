@@ -109,8 +109,9 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     throw error
   }
 
-  const schema = (summary: string, body?: typeof ConsentForm) => ({
+  const schema = (operationId: string, summary: string, body?: typeof ConsentForm) => ({
     tags: ['oauth'],
+    operationId,
     security: [],
     summary,
     description: 'Server-rendered HTML (no script). See docs/agents/oauth.md.',
@@ -125,7 +126,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     }
   })
 
-  fastify.get<{ Params: { uid: string } }>('/oauth/consent/:uid', { schema: schema('The consent page: grant an MCP client a budget') }, async (request, reply) => {
+  fastify.get<{ Params: { uid: string } }>('/oauth/consent/:uid', { schema: schema('oauth-consent-page', 'The consent page: grant an MCP client a budget') }, async (request, reply) => {
     try {
       return await render(reply, 200, request, await interactionOf(request, reply), {}, null)
     } catch (error) {
@@ -133,7 +134,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     }
   })
 
-  fastify.post<{ Params: { uid: string }, Body: ConsentForm }>('/oauth/consent/:uid', { schema: schema('Grant (or refuse) the budget', ConsentForm) }, async (request, reply) => {
+  fastify.post<{ Params: { uid: string }, Body: ConsentForm }>('/oauth/consent/:uid', { schema: schema('oauth-consent', 'Grant (or refuse) the budget', ConsentForm) }, async (request, reply) => {
     let interaction: Interaction
     try {
       interaction = await interactionOf(request, reply)
@@ -203,6 +204,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.get<{ Querystring: { code: string } }>(SIGN_IN_PATH, {
     schema: {
       tags: ['oauth'],
+      operationId: 'oauth-sign-in',
       security: [],
       summary: 'Sign in to the consent page with a one-time link',
       description: 'The link `npm run wallet -- sign-in <wallet-id>` prints; good once, for 10 minutes. Sets a cookie the consent page reads.',

@@ -55,10 +55,16 @@ const oauthRoutes: FastifyPluginAsync = async (fastify) => {
       resource_documentation: `${base}/docs`
     }
   }
-  for (const path of ['/.well-known/oauth-protected-resource', MCP_RESOURCE_METADATA_PATH, `${MCP_RESOURCE_METADATA_PATH}/oauth`]) {
+  const metadataPaths: Array<[string, string]> = [
+    ['/.well-known/oauth-protected-resource', 'oauth-protected-resource'],
+    [MCP_RESOURCE_METADATA_PATH, 'oauth-protected-resource-mcp'],
+    [`${MCP_RESOURCE_METADATA_PATH}/oauth`, 'oauth-protected-resource-mcp-oauth']
+  ]
+  for (const [path, operationId] of metadataPaths) {
     fastify.get(path, {
       schema: {
         tags: ['oauth'],
+        operationId,
         security: [],
         summary: 'Protected resource metadata of the MCP endpoint (RFC 9728)',
         description: 'Where an MCP client learns which authorization server grants tokens for /mcp. See docs/agents/oauth.md.',
@@ -77,6 +83,7 @@ const oauthRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.get('/.well-known/oauth-authorization-server', {
     schema: {
       tags: ['oauth'],
+      operationId: 'oauth-authorization-server',
       security: [],
       summary: 'Authorization server metadata (RFC 8414)',
       description: 'The same document as /.well-known/openid-configuration.',
