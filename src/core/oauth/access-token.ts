@@ -1,4 +1,3 @@
-import { errors } from 'oidc-provider'
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import { tokenState } from '../tokens/holder.js'
@@ -28,6 +27,9 @@ export interface StructuredToken { header?: Record<string, unknown>, payload: Re
 export function accessTokenCustomizer (options: AccessTokenOptions) {
   const { ledger } = options
   return async (clientName: string, budgetId: string, token: StructuredToken): Promise<void> => {
+    // Imported here, not at the top: oidc-provider is loaded on the first OAuth request (this runs inside one),
+    // never at start, where it costs time and on Node 20 prints an "Unsupported runtime" warning.
+    const { errors } = await import('oidc-provider')
     const nowMs = options.now()
     const budget = await ledger.tokens.get(budgetId)
     const refused = tokenState(budget, nowMs)
