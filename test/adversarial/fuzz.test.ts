@@ -20,14 +20,17 @@ function seedFor (operation: Operation): number {
   return hash
 }
 
-/** The doors that speak JSON-RPC: POST /mcp and POST /a2a (the agent card, tagged a2a too, answers the standard body). */
-const isJsonRpc = (operation: Operation) => operation.method === 'POST' && (operation.template === '/mcp' || operation.template === '/a2a')
+/** The doors that speak JSON-RPC: POST /mcp, /mcp/oauth and /a2a (the agent card, tagged a2a too, answers the standard body). */
+const isJsonRpc = (operation: Operation) => operation.method === 'POST' && ['/mcp', '/mcp/oauth', '/a2a'].includes(operation.template)
+/** The pages for a person (the OAuth consent and sign-in pages): their refusals are pages that say what is wrong, in words. */
+const isHtmlPage = (operation: Operation) => Object.keys((operation.operation.responses?.['400'] as { content?: object } | undefined)?.content ?? {}).includes('text/html')
+const htmlPageProblem = (response: RawResponse) => /^text\/html\b/i.test(String(response.headers['content-type'] ?? '')) ? null : `content-type is "${String(response.headers['content-type'])}", not text/html`
 
 /** Why the answer breaks the contract, or null: no 5xx, and every error in the standard shape (JSON-RPC's on its doors). */
 function problemOf (operation: Operation, response: RawResponse): string | null {
   if (response.status >= 500) return `answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`
   if (response.status >= 400) {
-    const problem = isJsonRpc(operation) ? jsonRpcErrorProblem(response) : errorShapeProblem(response)
+    const problem = isJsonRpc(operation) ? jsonRpcErrorProblem(response) : isHtmlPage(operation) ? htmlPageProblem(response) : errorShapeProblem(response)
     if (problem !== null) return `${response.status} error body: ${problem}`
   }
   return null
@@ -43,7 +46,7 @@ for (const backend of backends) {
 
       const operations = operationsOf(target.document)
       t.ok(operations.length >= 20, `${operations.length} operations in the document`)
-      t.ok(operations.some((operation) => operation.template === '/api/bees/fuzz-paid/execute'), 'published Bees have their own execute paths')
+      t.ok(operations.some((operation) => operation.template === '/api/bees/{id}/execute'), 'published Bees are called through the generic execute path (each has its own document)')
 
       const findings: Finding[] = []
       const statuses = new Map<string, number>()
