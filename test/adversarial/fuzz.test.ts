@@ -22,9 +22,12 @@ function seedFor (operation: Operation): number {
 
 /** The doors that speak JSON-RPC: POST /mcp, /mcp/oauth and /a2a (the agent card, tagged a2a too, answers the standard body). */
 const isJsonRpc = (operation: Operation) => operation.method === 'POST' && ['/mcp', '/mcp/oauth', '/a2a'].includes(operation.template)
-/** The pages for a person (the OAuth consent and sign-in pages): their refusals are pages that say what is wrong, in words. */
+/**
+ * The pages for a person (the OAuth consent and sign-in pages): their own refusals are pages that say what is wrong,
+ * in words; refusals made before their handler (validation, URI length, rate limit) are the standard body.
+ */
 const isHtmlPage = (operation: Operation) => Object.keys((operation.operation.responses?.['400'] as { content?: object } | undefined)?.content ?? {}).includes('text/html')
-const htmlPageProblem = (response: RawResponse) => /^text\/html\b/i.test(String(response.headers['content-type'] ?? '')) ? null : `content-type is "${String(response.headers['content-type'])}", not text/html`
+const htmlPageProblem = (response: RawResponse) => /^text\/html\b/i.test(String(response.headers['content-type'] ?? '')) ? null : errorShapeProblem(response)
 
 /** Why the answer breaks the contract, or null: no 5xx, and every error in the standard shape (JSON-RPC's on its doors). */
 function problemOf (operation: Operation, response: RawResponse): string | null {
