@@ -33,7 +33,10 @@ const htmlPageProblem = (response: RawResponse) => /^text\/html\b/i.test(String(
 function problemOf (operation: Operation, response: RawResponse): string | null {
   if (response.status >= 500) return `answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`
   if (response.status >= 400) {
-    const problem = isJsonRpc(operation) ? jsonRpcErrorProblem(response) : isHtmlPage(operation) ? htmlPageProblem(response) : errorShapeProblem(response)
+    // A 431 is answered by the connection's HTTP parser before the request reaches any route, so it cannot know the door.
+    const problem = response.status === 431
+      ? errorShapeProblem(response)
+      : isJsonRpc(operation) ? jsonRpcErrorProblem(response) : isHtmlPage(operation) ? htmlPageProblem(response) : errorShapeProblem(response)
     if (problem !== null) return `${response.status} error body: ${problem}`
   }
   return null
