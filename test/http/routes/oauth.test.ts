@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { listening } from '../mcp/clients.js'
 import { connectWithOAuth, FormBrowser, formConsent, MemoryOAuthProvider } from '../oauth/client.js'
-import { balanceOf, createWallet } from '../../helper.js'
+import { balanceOf, build, createWallet } from '../../helper.js'
 
 test('an MCP client goes from no credentials to a paid call through OAuth alone, charged against the budget it was granted', async (t) => {
   const { app, url } = await listening(t)
@@ -171,4 +171,32 @@ test('Client ID Metadata Documents are fetched through the egress guard: a clien
   const response = await fetch(authorize, { redirect: 'manual' })
   t.equal(response.status, 400)
   t.match(await response.text(), /invalid_client/)
+})
+
+test('only the endpoints of the enabled features reach the authorization server: any other path under /oauth is the standard 404', async (t) => {
+  const app = await build(t)
+  const metadata = (await app.inject('/.well-known/oauth-authorization-server')).json<Record<string, unknown>>()
+  for (const disabled of ['userinfo_endpoint', 'end_session_endpoint', 'pushed_authorization_request_endpoint', 'introspection_endpoint', 'device_authorization_endpoint']) {
+    t.notOk(disabled in metadata, `the metadata names no ${disabled}`)
+  }
+  for (const [method, url] of [
+    ['GET', '/oauth/userinfo'], ['GET', '/oauth/session/end'], ['POST', '/oauth/session/end/confirm'], ['POST', '/oauth/par'],
+    ['POST', '/oauth/introspect'], ['POST', '/oauth/device/auth'], ['GET', '/oauth/me'], ['GET', '/oauth/nothing'],
+    ['POST', '/oauth/token/extra'], ['GET', '/interaction/abc'], ['GET', '/session/end']
+  ] as const) {
+    const response = await app.inject({ method, url })
+    t.equal(response.statusCode, 404, `${method} ${url}`)
+    t.match(response.headers['content-type'], /^application\/json/)
+    const body = response.json<Record<string, unknown>>()
+    t.same(Object.keys(body), ['error', 'code', 'message'], `${method} ${url} answers {error, code, message}`)
+    t.equal(body.code, 'ROUTE_NOT_FOUND')
+  }
+  const wrongMethod = await app.inject({ method: 'GET', url: '/oauth/token' })
+  t.equal(wrongMethod.statusCode, 405, 'an enabled endpoint with a method it does not take is the standard 405')
+  t.same(Object.keys(wrongMethod.json()), ['error', 'code', 'message'])
+  // The enabled ones still answer as OAuth endpoints do (here: a request missing its parameters).
+  const token = await app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' })
+  t.equal(token.statusCode, 400)
+  t.match(token.json(), { error: 'invalid_request' })
+  t.equal((await app.inject('/oauth/jwks')).statusCode, 200, 'the metadata\'s jwks_uri')
 })
