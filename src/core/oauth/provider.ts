@@ -5,6 +5,7 @@ import type { Ledger } from '../ledger/ledger.js'
 import type { SigningKeyring } from '../tokens/keyring.js'
 import { accessTokenCustomizer, type StructuredToken } from './access-token.js'
 import { ledgerAdapter } from './adapter.js'
+import { CLIENT_METADATA_MAX_BYTES, clientDocumentProblem } from './client-fetch.js'
 
 /** The one scope: calling the MCP endpoint's tools, paid from the granted budget. */
 export const MCP_SCOPE = 'mcp'
@@ -186,9 +187,11 @@ export class OAuthServer {
       interactions: { url: (_ctx, interaction) => consentPath(interaction.uid) },
       routes: OAUTH_ROUTES,
       fetch: options.fetch as any,
-      renderError: async (ctx, out) => {
+      fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_METADATA_MAX_BYTES },
+      renderError: async (ctx, out, error) => {
+        const why = clientDocumentProblem(error)
         ctx.type = 'text/plain; charset=utf-8'
-        ctx.body = `${out.error}: ${out.error_description ?? ''}\n`
+        ctx.body = `${out.error}: ${out.error_description ?? ''}${why === null ? '' : `: ${why}`}\n`
       }
     }
     const provider = new ProviderClass(issuer, configuration)
