@@ -28,6 +28,13 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   const budget = listed.find((token) => token.parentId === null)
   t.match(budget, { label: 'OAuth: Budget Agent (127.0.0.1:59999)', spent: 0.002 }, 'the budget is listed with the wallet\'s tokens')
   t.ok(provider.saved.refresh_token, 'a refresh token was issued')
+  const refreshed = await fetch(new URL('/oauth/token', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: provider.client.client_id, grant_type: 'refresh_token', refresh_token: provider.saved.refresh_token }).toString()
+  })
+  t.equal(refreshed.status, 400, 'a spent budget gets no new access token either')
+  t.match(await refreshed.json(), { error: 'invalid_grant', error_description: /is spent; connect again/ })
 })
 
 test('metadata: the protected resource (RFC 9728, root and path-suffixed) and the authorization server (RFC 8414)', async (t) => {
