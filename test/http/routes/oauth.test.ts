@@ -1,7 +1,11 @@
+import { once } from 'node:events'
+import { createServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { test } from 'tap'
 import { listening } from '../mcp/clients.js'
 import { connectWithOAuth, FormBrowser, formConsent, MemoryOAuthProvider } from '../oauth/client.js'
 import { balanceOf, build, createWallet } from '../../helper.js'
+import { selfSignedCertificate } from '../../tls-certificate.js'
 
 test('an MCP client goes from no credentials to a paid call through OAuth alone, charged against the budget it was granted', async (t) => {
   const { app, url } = await listening(t)
@@ -164,20 +168,28 @@ test('the consent page refuses a form without its CSRF token, from another origi
   t.ok(checked)
 })
 
-test('Client ID Metadata Documents are fetched through the egress guard: a client id on a private address is refused', async (t) => {
+test('Client ID Metadata Documents are fetched through the egress guard: a client id on a private address is refused, saying why', async (t) => {
   const { url } = await listening(t)
-  const authorize = new URL('/oauth/authorize', url)
-  authorize.search = new URLSearchParams({
-    client_id: 'https://127.0.0.1/client.json',
-    response_type: 'code',
-    redirect_uri: 'http://127.0.0.1:59999/callback',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-    scope: 'mcp'
-  }).toString()
-  const response = await fetch(authorize, { redirect: 'manual' })
-  t.equal(response.status, 400)
-  t.match(await response.text(), /invalid_client/)
+  // A TLS server on this port, so that the refusal is the guard's and not a connection refused.
+  const { cert, key } = selfSignedCertificate()
+  const decoy = createServer({ cert, key }, (_request, response) => response.end('{}')).listen(0, '127.0.0.1')
+  await once(decoy, 'listening')
+  t.teardown(() => decoy.close())
+  const port = (decoy.address() as AddressInfo).port
+  for (const host of ['127.0.0.1', 'localhost']) {
+    const authorize = new URL('/oauth/authorize', url)
+    authorize.search = new URLSearchParams({
+      client_id: `https://${host}:${port}/client.json`,
+      response_type: 'code',
+      redirect_uri: 'http://127.0.0.1:59999/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'mcp'
+    }).toString()
+    const response = await fetch(authorize, { redirect: 'manual' })
+    t.equal(response.status, 400, host)
+    t.match(await response.text(), /^invalid_client: client_id metadata document fetch failed: its host is a loopback, private or reserved address/, host)
+  }
 })
 
 test('only the endpoints of the enabled features reach the authorization server: any other path under /oauth is the standard 404', async (t) => {
