@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { test } from 'tap'
 import { listening } from '../mcp/clients.js'
-import { connectWithOAuth, MemoryOAuthProvider, type Consent } from '../oauth/client.js'
+import { connectWithOAuth, MemoryOAuthProvider, refresh, type Consent } from '../oauth/client.js'
 import { balanceOf, createWallet } from '../../helper.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -71,11 +71,7 @@ test('in Chromium: the MCP SDK client discovers, registers, the wallet holder co
   t.ok(after.isError, 'revoked at /api/wallet/tokens, the next call is refused')
   t.match(after.content[0]?.text, /TOKEN_REVOKED/)
   t.equal(await balanceOf(app, wallet.id), 0.998, 'and not charged')
-  const refreshed = await fetch(new URL('/oauth/token', url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: provider.client.client_id, grant_type: 'refresh_token', refresh_token: provider.saved.refresh_token }).toString()
-  })
+  const refreshed = await refresh(url, provider)
   t.equal(refreshed.status, 400, 'nor can the client refresh its way back')
   t.match(await refreshed.json(), { error: 'invalid_grant', error_description: /is revoked; connect again/ })
 })

@@ -3,7 +3,7 @@ import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { test } from 'tap'
 import { listening } from '../mcp/clients.js'
-import { connectWithOAuth, FormBrowser, formConsent, MemoryOAuthProvider } from '../oauth/client.js'
+import { connectWithOAuth, FormBrowser, formConsent, MemoryOAuthProvider, refresh } from '../oauth/client.js'
 import { balanceOf, build, createWallet } from '../../helper.js'
 import { selfSignedCertificate } from '../../tls-certificate.js'
 
@@ -32,11 +32,7 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   const budget = listed.find((token) => token.parentId === null)
   t.match(budget, { label: 'OAuth: Budget Agent (127.0.0.1:59999)', spent: 0.002 }, 'the budget is listed with the wallet\'s tokens')
   t.ok(provider.saved.refresh_token, 'a refresh token was issued')
-  const refreshed = await fetch(new URL('/oauth/token', url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: provider.client.client_id, grant_type: 'refresh_token', refresh_token: provider.saved.refresh_token }).toString()
-  })
+  const refreshed = await refresh(url, provider)
   t.equal(refreshed.status, 400, 'a spent budget gets no new access token either')
   t.match(await refreshed.json(), { error: 'invalid_grant', error_description: /is spent; connect again/ })
 })
