@@ -79,6 +79,7 @@ test('a Client ID Metadata Document on https: fetched through the egress guard, 
   const back = await formConsent({ wallet_key: wallet.token, cap: '0.5', bees: 'all', expires_in_days: '1' }, seen)(first.url)
   t.match(seen.page, /Metadata Agent/, 'the consent page names the client as its document does')
   t.match(seen.page, /127\.0\.0\.1:59999/, 'and the host of the redirect its document lists')
+  t.match(seen.page, `publishes at <strong>${new URL(clientId).host}</strong>`, 'and the host that publishes the document, which vouches for the name')
   const exchanged = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

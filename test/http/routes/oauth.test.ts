@@ -17,6 +17,7 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   t.teardown(() => client.close())
   t.match(seen.page, /Budget Agent/, 'the consent page names the client')
   t.match(seen.page, /127\.0\.0\.1:59999/, 'and its redirect host')
+  t.notMatch(seen.page, /publishes at/, 'a registered client has no document to name')
 
   const call = async () => await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'I love it' } }) as { isError?: boolean, content: Array<{ text: string }> }
   t.notOk((await call()).isError, 'the first paid call goes through')
