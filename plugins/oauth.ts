@@ -11,9 +11,6 @@ declare module 'fastify' {
   }
 }
 
-/** How long a Client ID Metadata Document may take to arrive (oidc-provider stops at 2.5 s as well). */
-const CLIENT_METADATA_TIMEOUT_MS = 2500
-
 /** The authorization server, its state in the ledger and its tokens signed by the wallet-token keyring. */
 export default fp(async (fastify) => {
   const { config, ledger, registry, walletTokens } = fastify
@@ -21,7 +18,7 @@ export default fp(async (fastify) => {
     ledger,
     keyring: walletTokens.keyring,
     categoryOf: (beeId) => registry.get(beeId)?.record.category,
-    fetch: guardedFetch(new EgressPolicy(commaList(config.EGRESS_ALLOWLIST)), CLIENT_METADATA_TIMEOUT_MS),
+    fetch: guardedFetch(new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))),
     accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 24 * 3600
   }))

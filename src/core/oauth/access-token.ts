@@ -30,14 +30,16 @@ export function accessTokenCustomizer (options: AccessTokenOptions) {
     // Imported here, not at the top: oidc-provider is loaded on the first OAuth request (this runs inside one),
     // never at start, where it costs time and on Node 20 prints an "Unsupported runtime" warning.
     const { errors } = await import('oidc-provider')
+    // InvalidGrant's argument is a detail oidc-provider only logs; the client is told why in error_description.
+    const refusal = (why: string) => Object.assign(new errors.InvalidGrant(), { error_description: why })
     const nowMs = options.now()
     const budget = await ledger.tokens.get(budgetId)
     const refused = tokenState(budget, nowMs)
-    if (budget === null || refused !== null) throw new errors.InvalidGrant(`the budget this client was granted is ${refused === 'TOKEN_EXPIRED' ? 'expired' : 'revoked'}; connect again to grant a new one`)
+    if (budget === null || refused !== null) throw refusal(`the budget this client was granted is ${refused === 'TOKEN_EXPIRED' ? 'expired' : 'revoked'}; connect again to grant a new one`)
     const left = budget.capMicros - budget.spentMicros
-    if (left <= 0) throw new errors.InvalidGrant(`the budget this client was granted (${fromMicros(budget.capMicros)}) is spent; connect again to grant a new one`)
+    if (left <= 0) throw refusal(`the budget this client was granted (${fromMicros(budget.capMicros)}) is spent; connect again to grant a new one`)
     const wallet = await ledger.wallets.get(budget.walletId)
-    if (wallet === null) throw new errors.InvalidGrant('the wallet this client was granted a budget from is gone')
+    if (wallet === null) throw refusal('the wallet this client was granted a budget from is gone')
     const budgetLeftSeconds = Math.floor((Date.parse(budget.expiresAt) - nowMs) / 1000)
     const row = await mintTokenRow(ledger, { walletId: wallet.id, currency: wallet.currency, token: budget }, {
       capMicros: left,

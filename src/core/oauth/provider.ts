@@ -5,27 +5,41 @@ import type { Ledger } from '../ledger/ledger.js'
 import type { SigningKeyring } from '../tokens/keyring.js'
 import { accessTokenCustomizer, type StructuredToken } from './access-token.js'
 import { ledgerAdapter } from './adapter.js'
+import { CLIENT_METADATA_MAX_BYTES, clientDocumentProblem } from './client-fetch.js'
 
 /** The one scope: calling the MCP endpoint's tools, paid from the granted budget. */
 export const MCP_SCOPE = 'mcp'
 
-/** Where the provider's endpoints live (the issuer is the service's base URL, so its metadata is at the root). */
+/**
+ * Where the provider's endpoints live (the issuer is the service's base URL, so its metadata is at the root):
+ * only those of the features enabled below. oidc-provider has defaults for the others (userinfo, logout,
+ * PAR, …); they are turned off and never routed.
+ */
 export const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',
   token: '/oauth/token',
   registration: '/oauth/register',
   revocation: '/oauth/revoke',
-  jwks: '/oauth/jwks',
-  end_session: '/oauth/session/end',
-  userinfo: '/oauth/userinfo',
-  introspection: '/oauth/introspect',
-  pushed_authorization_request: '/oauth/par',
-  backchannel_authentication: '/oauth/backchannel',
-  code_verification: '/oauth/device',
-  device_authorization: '/oauth/device/auth',
-  challenge: '/oauth/challenge',
-  credential: '/oauth/credential'
+  jwks: '/oauth/jwks'
 } as const
+
+/**
+ * The provider's endpoints the service routes to it, with their methods: nothing else under /oauth reaches
+ * oidc-provider (an unknown path is the service's own 404). The metadata (RFC 8414) names each of them.
+ */
+export const PROVIDER_ENDPOINTS: ReadonlyArray<{ method: Array<'GET' | 'POST'>, url: string }> = [
+  { method: ['GET', 'POST'], url: OAUTH_ROUTES.authorization },
+  // Where the consent page sends the browser back to finish the authorization.
+  { method: ['GET'], url: `${OAUTH_ROUTES.authorization}/:uid` },
+  { method: ['POST'], url: OAUTH_ROUTES.token },
+  { method: ['POST'], url: OAUTH_ROUTES.registration },
+  // RFC 7592 read: the registration_client_uri a registration answers.
+  { method: ['GET'], url: `${OAUTH_ROUTES.registration}/:clientId` },
+  { method: ['POST'], url: OAUTH_ROUTES.revocation },
+  // The metadata's jwks_uri: the same public key as /.well-known/jwks.json.
+  { method: ['GET'], url: OAUTH_ROUTES.jwks },
+  { method: ['GET'], url: '/.well-known/openid-configuration' }
+]
 
 /** The consent page of an interaction. */
 export const consentPath = (uid: string) => `/oauth/consent/${uid}`
@@ -139,6 +153,10 @@ export class OAuthServer {
       },
       features: {
         devInteractions: { enabled: false },
+        // On by default in oidc-provider, of no use to an MCP client, and not routed (PROVIDER_ENDPOINTS).
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
+        pushedAuthorizationRequests: { enabled: false },
         registration: { enabled: true },
         revocation: { enabled: true },
         clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } as any,
@@ -169,9 +187,11 @@ export class OAuthServer {
       interactions: { url: (_ctx, interaction) => consentPath(interaction.uid) },
       routes: OAUTH_ROUTES,
       fetch: options.fetch as any,
-      renderError: async (ctx, out) => {
+      fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_METADATA_MAX_BYTES },
+      renderError: async (ctx, out, error) => {
+        const why = clientDocumentProblem(error)
         ctx.type = 'text/plain; charset=utf-8'
-        ctx.body = `${out.error}: ${out.error_description ?? ''}\n`
+        ctx.body = `${out.error}: ${out.error_description ?? ''}${why === null ? '' : `: ${why}`}\n`
       }
     }
     const provider = new ProviderClass(issuer, configuration)

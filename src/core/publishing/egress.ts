@@ -149,11 +149,16 @@ export class EgressPolicy {
 
 /**
  * An undici connector that connects only where the policy allows: the DNS answer is checked by the
- * policy's lookup, and the address actually connected to once more (an IP literal skips the lookup).
+ * policy's lookup, and the address actually connected to once more. An IP literal skips the lookup, so
+ * it is checked before connecting: a forbidden one is never dialled (nor, for https, shaken hands with).
  */
 export function guardedConnector (policy: EgressPolicy, timeoutMs: number): buildConnector.connector {
   const connect = buildConnector({ lookup: policy.lookup, timeout: timeoutMs } as buildConnector.BuildOptions)
   return (connectOptions, callback) => {
+    const literal = connectOptions.hostname.replace(/^\[|\]$/g, '')
+    if (isIP(literal) !== 0 && !policy.allows(literal, literal)) {
+      return callback(Object.assign(new Error(`address ${literal} is forbidden`), { code: 'EGRESS_FORBIDDEN' }), null)
+    }
     connect(connectOptions, (error, socket) => {
       if (error !== null) return callback(error, null)
       const address = (socket as Socket).remoteAddress ?? ''

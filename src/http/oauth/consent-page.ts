@@ -3,6 +3,8 @@ export interface ConsentView {
   action: string
   csrf: string
   clientName: string
+  /** The host of a client_id that is a Client ID Metadata Document's URL: who vouches for the name; null for a registered client. */
+  clientIdHost: string | null
   redirectHost: string
   /** Signed in by a one-time link: the wallet; null: the form asks for the wallet key. */
   signedInWallet: string | null
@@ -39,7 +41,7 @@ export function consentPage (view: ConsentView): string {
 <body><main>
 <h1>Connect <q>${escape(view.clientName)}</q> to Apiary</h1>
 <p>It will be sent back to <strong>${escape(view.redirectHost)}</strong>. It may call Bees and pay for them from your wallet, up to the budget you set here.</p>
-${view.error === null ? '' : `<div class="error" role="alert" id="error"><p>${escape(view.error)}</p></div>`}
+${view.clientIdHost === null ? '' : `<p>Its name is the one it gives itself in the document it publishes at <strong>${escape(view.clientIdHost)}</strong>.</p>\n`}${view.error === null ? '' : `<div class="error" role="alert" id="error"><p>${escape(view.error)}</p></div>`}
 <form method="post" action="${escape(view.action)}">
 <input type="hidden" name="csrf" value="${escape(view.csrf)}">
 ${signIn}

@@ -31,7 +31,7 @@ const ConsentForm = Type.Object({
 })
 type ConsentForm = Record<string, string | undefined>
 
-interface Interaction { server: IssuerServer, uid: string, clientName: string, redirectUri: URL, scope: string }
+interface Interaction { server: IssuerServer, uid: string, clientName: string, clientIdHost: string | null, redirectUri: URL, scope: string }
 
 /** A refusal said in words on a page: the consent page shows it in place of the form's answer. */
 class FormProblem extends Error {}
@@ -66,11 +66,14 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     if (details === null || details.uid !== request.params.uid) {
       throw new PageRefusal(400, 'This connection request has expired, or was opened in another browser. Start connecting again from your MCP client.')
     }
-    const client = await server.provider.Client.find(String(details.params.client_id))
+    const clientId = String(details.params.client_id)
+    const client = await server.provider.Client.find(clientId)
     return {
       server,
       uid: details.uid,
-      clientName: client?.clientName ?? String(details.params.client_id),
+      clientName: client?.clientName ?? clientId,
+      // A Client ID Metadata Document's name is self-asserted: its URL's host is what the page can vouch for (CIMD §8.5).
+      clientIdHost: clientId.startsWith('https://') ? new URL(clientId).host : null,
       redirectUri: new URL(String(details.params.redirect_uri)),
       scope: String(details.params.scope ?? MCP_SCOPE)
     }
@@ -90,6 +93,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
       action: request.url,
       csrf: interaction.server.mac('csrf', interaction.uid),
       clientName: interaction.clientName,
+      clientIdHost: interaction.clientIdHost,
       redirectHost: interaction.redirectUri.host,
       signedInWallet: wallet?.id ?? null,
       currency: wallet?.currency ?? null,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { MCP_SCOPE, mcpResourceOf, OAUTH_ROUTES } from '../../core/oauth/provider.js'
+import { MCP_SCOPE, mcpResourceOf, PROVIDER_ENDPOINTS } from '../../core/oauth/provider.js'
 import { baseUrlOf } from '../base-url.js'
 import { MCP_RESOURCE_METADATA_PATH } from '../mcp/oauth-bearer.js'
 import { NO_HOST } from '../refusals.js'
@@ -32,9 +32,6 @@ const ServerMetadata = Type.Object({
     'registration, revocation, client_id_metadata_document_supported.',
   examples: [{ issuer: 'https://apiary.example', authorization_endpoint: 'https://apiary.example/oauth/authorize', code_challenge_methods_supported: ['S256'] }]
 })
-
-/** The provider's own paths, all under /oauth (the consent page has routes of its own). */
-const PROVIDER_PATHS = [...new Set(Object.values(OAUTH_ROUTES))]
 
 /**
  * The authorization server's doors: the metadata of the protected resource (RFC 9728, at the root and
@@ -94,16 +91,11 @@ const oauthRoutes: FastifyPluginAsync = async (fastify) => {
   // oidc-provider reads the bodies of its endpoints itself.
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', (_request, _payload, done) => { done(null) })
-  fastify.route({
-    method: 'GET',
-    url: '/.well-known/openid-configuration',
-    schema: { hide: true },
-    handler: async (request, reply) => { await handOver(request, reply) }
-  })
-  for (const path of PROVIDER_PATHS) {
+  // Only the endpoints of the enabled features: any other path under /oauth is the service's 404.
+  for (const { method, url } of PROVIDER_ENDPOINTS) {
     fastify.route({
-      method: ['GET', 'POST'],
-      url: `${path}*`,
+      method,
+      url,
       // oidc-provider's endpoints, described by the metadata above (RFC 8414 and 7591 say what they answer).
       schema: { hide: true },
       handler: async (request, reply) => { await handOver(request, reply) }

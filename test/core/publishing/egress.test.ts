@@ -1,5 +1,8 @@
+import { once } from 'node:events'
+import { createServer } from 'node:net'
 import { test } from 'tap'
-import { EgressPolicy, isForbiddenAddress } from '../../../src/core/publishing/egress.js'
+import { Agent, fetch } from 'undici'
+import { EgressPolicy, guardedConnector, isForbiddenAddress } from '../../../src/core/publishing/egress.js'
 
 test('forbidden address ranges', async (t) => {
   for (const address of ['127.0.0.1', '127.8.8.8', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1',
@@ -50,4 +53,20 @@ test('the guarded DNS lookup refuses names that resolve to forbidden addresses',
   await t.rejects(lookUp(strict, 'localhost'), { code: 'EGRESS_FORBIDDEN' })
   t.match(await lookUp(new EgressPolicy(['localhost']), 'localhost'), /^(127\.0\.0\.1|::1)$/)
   t.equal(await strict.check('https://localhost/x'), 'endpoint host localhost resolves to 127.0.0.1, which is loopback, private, link-local or reserved')
+})
+
+test('the guarded connector never dials a forbidden IP literal, and dials an allowed one', async (t) => {
+  let dialled = 0
+  const server = createServer((socket) => {
+    dialled++
+    socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok')
+  }).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
+  const through = (policy: EgressPolicy) => ({ dispatcher: new Agent({ connect: guardedConnector(policy, 1000) }) })
+  await t.rejects(fetch(url, through(new EgressPolicy([]))), { cause: { code: 'EGRESS_FORBIDDEN' } })
+  t.equal(dialled, 0, 'refused before a connection was made')
+  t.equal(await (await fetch(url, through(new EgressPolicy(['127.0.0.1'])))).text(), 'ok', 'on the allow-list it is reached')
+  t.equal(dialled, 1)
 })

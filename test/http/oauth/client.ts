@@ -49,6 +49,15 @@ export async function connectWithOAuth (url: URL, provider: MemoryOAuthProvider,
   return client
 }
 
+/** The client redeeming its saved refresh token at the token endpoint of the server at `url`. */
+export async function refresh (url: URL, provider: MemoryOAuthProvider): Promise<Response> {
+  return await fetch(new URL('/oauth/token', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: provider.client.client_id, grant_type: 'refresh_token', refresh_token: provider.saved.refresh_token }).toString()
+  })
+}
+
 /** A browser without a screen: follows redirects by hand, keeping cookies per name. */
 export class FormBrowser {
   readonly #cookies = new Map<string, string>()

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { test } from 'tap'
 import { listening } from '../mcp/clients.js'
-import { connectWithOAuth, MemoryOAuthProvider, type Consent } from '../oauth/client.js'
+import { connectWithOAuth, MemoryOAuthProvider, refresh, type Consent } from '../oauth/client.js'
 import { balanceOf, createWallet } from '../../helper.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -38,12 +38,12 @@ function chromiumConsent (fields: { walletKey: string, cap: string, perCallCap: 
   }
 }
 
-test('in Chromium: the MCP SDK client discovers, registers, the wallet holder consents with a cap, paid calls are charged until the cap, and revoking ends access', { skip, timeout: 120_000 }, async (t) => {
+test('in Chromium: the MCP SDK client discovers, registers, the wallet holder consents with a cap, paid calls are charged until the cap is spent, and revoking ends access', { skip, timeout: 120_000 }, async (t) => {
   const { app, url } = await listening(t)
   const wallet = await createWallet(app, 1)
   const provider = new MemoryOAuthProvider('Chromium Agent')
   const seen: { title?: string, redirectHost?: string } = {}
-  const client = await connectWithOAuth(new URL('/mcp/oauth', url), provider, chromiumConsent({ walletKey: wallet.token, cap: '0.003', perCallCap: '0.001' }, seen))
+  const client = await connectWithOAuth(new URL('/mcp/oauth', url), provider, chromiumConsent({ walletKey: wallet.token, cap: '0.002', perCallCap: '0.001' }, seen))
   t.teardown(() => client.close())
   t.equal(seen.title, 'Connect Chromium Agent to Apiary', 'the page names the client')
   t.equal(seen.redirectHost, '127.0.0.1:59999', 'and where it will be sent back')
@@ -52,14 +52,26 @@ test('in Chromium: the MCP SDK client discovers, registers, the wallet holder co
   t.notOk((await call()).isError, 'a paid call through the OAuth token goes through')
   t.equal(await balanceOf(app, wallet.id), 0.999, 'and is charged to the wallet')
 
-  const listed = await app.inject({ method: 'GET', url: '/api/wallet/tokens', headers: { 'x-registry-wallet-token': wallet.token } })
-  const budget = listed.json<{ tokens: Array<{ id: string, parentId: string | null, spent: number, cap: number }> }>().tokens.find((token) => token.parentId === null)
-  t.match(budget, { cap: 0.003, spent: 0.001 }, 'against the cap set on the consent page')
+  const budgetOf = async () => {
+    const listed = await app.inject({ method: 'GET', url: '/api/wallet/tokens', headers: { 'x-registry-wallet-token': wallet.token } })
+    return listed.json<{ tokens: Array<{ id: string, parentId: string | null, spent: number, cap: number }> }>().tokens.find((token) => token.parentId === null)
+  }
+  t.match(await budgetOf(), { cap: 0.002, spent: 0.001 }, 'against the cap set on the consent page')
+  t.notOk((await call()).isError, 'the second call spends the rest of the cap')
+  const past = await call()
+  t.ok(past.isError, 'the cap spent, the next call is refused')
+  t.match(past.content[0]?.text, /TOKEN_CAP_EXCEEDED/)
+  t.equal(await balanceOf(app, wallet.id), 0.998, 'and not charged')
 
+  const budget = await budgetOf()
+  t.match(budget, { cap: 0.002, spent: 0.002 })
   const revoked = await app.inject({ method: 'DELETE', url: `/api/wallet/tokens/${budget?.id ?? ''}`, headers: { 'x-registry-wallet-token': wallet.token } })
   t.equal(revoked.statusCode, 200)
   const after = await call()
   t.ok(after.isError, 'revoked at /api/wallet/tokens, the next call is refused')
   t.match(after.content[0]?.text, /TOKEN_REVOKED/)
-  t.equal(await balanceOf(app, wallet.id), 0.999, 'and not charged')
+  t.equal(await balanceOf(app, wallet.id), 0.998, 'and not charged')
+  const refreshed = await refresh(url, provider)
+  t.equal(refreshed.status, 400, 'nor can the client refresh its way back')
+  t.match(await refreshed.json(), { error: 'invalid_grant', error_description: /is revoked; connect again/ })
 })

@@ -1,7 +1,11 @@
+import { once } from 'node:events'
+import { createServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { test } from 'tap'
 import { listening } from '../mcp/clients.js'
-import { connectWithOAuth, FormBrowser, formConsent, MemoryOAuthProvider } from '../oauth/client.js'
-import { balanceOf, createWallet } from '../../helper.js'
+import { connectWithOAuth, FormBrowser, formConsent, MemoryOAuthProvider, refresh } from '../oauth/client.js'
+import { balanceOf, build, createWallet } from '../../helper.js'
+import { selfSignedCertificate } from '../../tls-certificate.js'
 
 test('an MCP client goes from no credentials to a paid call through OAuth alone, charged against the budget it was granted', async (t) => {
   const { app, url } = await listening(t)
@@ -13,6 +17,7 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   t.teardown(() => client.close())
   t.match(seen.page, /Budget Agent/, 'the consent page names the client')
   t.match(seen.page, /127\.0\.0\.1:59999/, 'and its redirect host')
+  t.notMatch(seen.page, /publishes at/, 'a registered client has no document to name')
 
   const call = async () => await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'I love it' } }) as { isError?: boolean, content: Array<{ text: string }> }
   t.notOk((await call()).isError, 'the first paid call goes through')
@@ -28,6 +33,9 @@ test('an MCP client goes from no credentials to a paid call through OAuth alone,
   const budget = listed.find((token) => token.parentId === null)
   t.match(budget, { label: 'OAuth: Budget Agent (127.0.0.1:59999)', spent: 0.002 }, 'the budget is listed with the wallet\'s tokens')
   t.ok(provider.saved.refresh_token, 'a refresh token was issued')
+  const refreshed = await refresh(url, provider)
+  t.equal(refreshed.status, 400, 'a spent budget gets no new access token either')
+  t.match(await refreshed.json(), { error: 'invalid_grant', error_description: /is spent; connect again/ })
 })
 
 test('metadata: the protected resource (RFC 9728, root and path-suffixed) and the authorization server (RFC 8414)', async (t) => {
@@ -157,18 +165,54 @@ test('the consent page refuses a form without its CSRF token, from another origi
   t.ok(checked)
 })
 
-test('Client ID Metadata Documents are fetched through the egress guard: a client id on a private address is refused', async (t) => {
+test('Client ID Metadata Documents are fetched through the egress guard: a client id on a private address is refused, saying why', async (t) => {
   const { url } = await listening(t)
-  const authorize = new URL('/oauth/authorize', url)
-  authorize.search = new URLSearchParams({
-    client_id: 'https://127.0.0.1/client.json',
-    response_type: 'code',
-    redirect_uri: 'http://127.0.0.1:59999/callback',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-    scope: 'mcp'
-  }).toString()
-  const response = await fetch(authorize, { redirect: 'manual' })
-  t.equal(response.status, 400)
-  t.match(await response.text(), /invalid_client/)
+  // A TLS server on this port, so that the refusal is the guard's and not a connection refused.
+  const { cert, key } = selfSignedCertificate()
+  const decoy = createServer({ cert, key }, (_request, response) => response.end('{}')).listen(0, '127.0.0.1')
+  await once(decoy, 'listening')
+  t.teardown(() => decoy.close())
+  const port = (decoy.address() as AddressInfo).port
+  for (const host of ['127.0.0.1', 'localhost']) {
+    const authorize = new URL('/oauth/authorize', url)
+    authorize.search = new URLSearchParams({
+      client_id: `https://${host}:${port}/client.json`,
+      response_type: 'code',
+      redirect_uri: 'http://127.0.0.1:59999/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'mcp'
+    }).toString()
+    const response = await fetch(authorize, { redirect: 'manual' })
+    t.equal(response.status, 400, host)
+    t.match(await response.text(), /^invalid_client: client_id metadata document fetch failed: its host is a loopback, private or reserved address/, host)
+  }
+})
+
+test('only the endpoints of the enabled features reach the authorization server: any other path under /oauth is the standard 404', async (t) => {
+  const app = await build(t)
+  const metadata = (await app.inject('/.well-known/oauth-authorization-server')).json<Record<string, unknown>>()
+  for (const disabled of ['userinfo_endpoint', 'end_session_endpoint', 'pushed_authorization_request_endpoint', 'introspection_endpoint', 'device_authorization_endpoint']) {
+    t.notOk(disabled in metadata, `the metadata names no ${disabled}`)
+  }
+  for (const [method, url] of [
+    ['GET', '/oauth/userinfo'], ['GET', '/oauth/session/end'], ['POST', '/oauth/session/end/confirm'], ['POST', '/oauth/par'],
+    ['POST', '/oauth/introspect'], ['POST', '/oauth/device/auth'], ['GET', '/oauth/me'], ['GET', '/oauth/nothing'],
+    ['POST', '/oauth/token/extra'], ['GET', '/interaction/abc'], ['GET', '/session/end']
+  ] as const) {
+    const response = await app.inject({ method, url })
+    t.equal(response.statusCode, 404, `${method} ${url}`)
+    t.match(response.headers['content-type'], /^application\/json/)
+    const body = response.json<Record<string, unknown>>()
+    t.same(Object.keys(body), ['error', 'code', 'message'], `${method} ${url} answers {error, code, message}`)
+    t.equal(body.code, 'ROUTE_NOT_FOUND')
+  }
+  const wrongMethod = await app.inject({ method: 'GET', url: '/oauth/token' })
+  t.equal(wrongMethod.statusCode, 405, 'an enabled endpoint with a method it does not take is the standard 405')
+  t.same(Object.keys(wrongMethod.json()), ['error', 'code', 'message'])
+  // The enabled ones still answer as OAuth endpoints do (here: a request missing its parameters).
+  const token = await app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' })
+  t.equal(token.statusCode, 400)
+  t.match(token.json(), { error: 'invalid_request' })
+  t.equal((await app.inject('/oauth/jwks')).statusCode, 200, 'the metadata\'s jwks_uri')
 })
