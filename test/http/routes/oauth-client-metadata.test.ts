@@ -18,7 +18,7 @@ import { formConsent, FormBrowser, REDIRECT } from '../oauth/client.js'
  * private CA (NODE_EXTRA_CA_CERTS, read at start), and reaches 127.0.0.1 the one documented way (EGRESS_ALLOWLIST).
  */
 async function documentServer () {
-  const { cert, key } = selfSignedCertificate('127.0.0.1')
+  const { cert, key } = await selfSignedCertificate()
   const hits = new Map<string, number>()
   const server = createServer({ cert, key }, (request, response) => {
     const path = request.url ?? ''

@@ -168,7 +168,7 @@ test('the consent page refuses a form without its CSRF token, from another origi
 test('Client ID Metadata Documents are fetched through the egress guard: a client id on a private address is refused, saying why', async (t) => {
   const { url } = await listening(t)
   // A TLS server on this port, so that the refusal is the guard's and not a connection refused.
-  const { cert, key } = selfSignedCertificate()
+  const { cert, key } = await selfSignedCertificate()
   const decoy = createServer({ cert, key }, (_request, response) => response.end('{}')).listen(0, '127.0.0.1')
   await once(decoy, 'listening')
   t.teardown(() => decoy.close())
