@@ -101,7 +101,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (isBare && bare !== null && bare.version === registry.version && bare.health === board.version) {
       return sendCached(request, reply, bare.page, JSON_TYPE)
     }
-    const found = await discover(registry, board, fastify.catalog.search, { filter, q, sort: sort ?? (q === undefined ? 'id' : 'relevance'), minSuccessRate, limit, cursor })
+    const found = await discover(fastify.catalog.listing, board, fastify.catalog.search, { filter, q, sort: sort ?? (q === undefined ? 'id' : 'relevance'), minSuccessRate, limit, cursor })
     if (found === null) throw invalidCursor()
     const page = cachedText(JSON.stringify(found))
     if (isBare) bare = { version: registry.version, health: board.version, page }
@@ -134,7 +134,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     // The same URL answers in two types: caches must key on Accept too, 304s and 404s included.
     reply.header('vary', 'Accept')
-    const bee = registry.get(request.params.id)
+    const found = registry.lookup(request.params.id)
+    const bee = found instanceof Promise ? await found : found
     if (bee === undefined) throw beeNotFound(request.params.id)
     if (wantsMarkdown(request)) {
       return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
@@ -166,7 +167,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const bee = registry.get(request.params.id)
+    const found = registry.lookup(request.params.id)
+    const bee = found instanceof Promise ? await found : found
     if (bee === undefined) throw beeNotFound(request.params.id)
     return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
   })
