@@ -35,41 +35,30 @@ function offsetOf (cursor: string | undefined): number | null {
   return key === null ? null : Number(key.slice(RANK_PREFIX.length))
 }
 
-interface Ranked { record: BeeRecord, health: ReturnType<HealthBoard['of']> }
-
-/** Ranked pages: the cursor is an offset into the ranking of the moment. */
-function rankedPage (records: BeeRecord[], board: HealthBoard, compare: (a: Ranked, b: Ranked) => number, limit: number, cursor: string | undefined): DiscoveryPage | null {
-  const offset = offsetOf(cursor)
-  if (offset === null) return null
-  // Stable: equals keep the order they came in.
-  const ranked = records.map((record) => ({ record, health: board.of(record.id) })).sort(compare)
+/** A ranked page: the ids in ranking order are cut at the cursor's offset, and only the page's records are read. */
+async function rankedPage (listing: CatalogListing, ranked: string[], board: HealthBoard, offset: number, limit: number): Promise<DiscoveryPage> {
   const end = offset + limit
+  const records = await listing.records(ranked.slice(offset, end))
   return {
-    bees: ranked.slice(offset, end).map(({ record, health }) => ({ ...record, health })),
+    bees: records.map((record) => ({ ...record, health: board.of(record.id) })),
     nextCursor: end < ranked.length ? encodeCursor(`${RANK_PREFIX}${end}`) : null
   }
 }
 
+const byHealth = (board: HealthBoard) => (a: string, b: string) => byReliability(board.of(a), board.of(b))
+
 /**
- * The reliability ranking at `offset`: the Bees with a success rate (the health board's, bounded by use) by
- * reliability, then every other active Bee in id order, read from the catalog only as deep as the page goes.
+ * The reliability ranking: the Bees with a success rate (the health board's, bounded by use) by reliability,
+ * then every other active Bee in id order, whose ids are read only as deep as the page goes.
  */
-async function reliabilityPage (listing: CatalogListing, board: HealthBoard, filter: CatalogFilter, limit: number, cursor: string | undefined): Promise<DiscoveryPage | null> {
-  const offset = offsetOf(cursor)
-  if (offset === null) return null
+async function reliabilityRanking (listing: CatalogListing, board: HealthBoard, filter: CatalogFilter, end: number): Promise<string[]> {
   const rated = board.rated()
-  const ranked = (await listing.list({ ...filter, ids: rated }, rated.length)).records
-    .map((record) => ({ record, health: board.of(record.id) })).sort((a, b) => byReliability(a.health, b.health))
-  const end = offset + limit
-  // The rest in id order, the ranked ones left out: a prefix long enough for this page and one more Bee.
+  // Stable: equals keep id order.
+  const ranked = (await listing.ids({ ...filter, ids: rated }, rated.length)).sort(byHealth(board))
   const wanted = end + 1 - ranked.length
-  const rankedIds = new Set(ranked.map(({ record }) => record.id))
-  const rest = wanted <= 0 ? [] : (await listing.list(filter, wanted + ranked.length)).records.filter((record) => !rankedIds.has(record.id))
-  const all = [...ranked.map(({ record }) => record), ...rest]
-  return {
-    bees: all.slice(offset, end).map((record) => ({ ...record, health: board.of(record.id) })),
-    nextCursor: end < all.length ? encodeCursor(`${RANK_PREFIX}${end}`) : null
-  }
+  if (wanted <= 0) return ranked
+  const rankedIds = new Set(ranked)
+  return [...ranked, ...(await listing.ids(filter, wanted + ranked.length)).filter((id) => !rankedIds.has(id))]
 }
 
 /**
@@ -84,12 +73,14 @@ export async function discover (listing: CatalogListing, board: HealthBoard, sea
   const relevance = query.q === undefined ? undefined : await search(query.q)
   const rated = minSuccessRate === undefined ? undefined : board.rated().filter((id) => meetsSuccessRate(board.of(id), minSuccessRate))
   const ids = relevance === undefined ? rated : rated === undefined ? [...relevance.keys()] : rated.filter((id) => relevance.has(id))
-  if (ids === undefined && query.sort === 'reliability') return await reliabilityPage(listing, board, filter, limit, cursor)
-  if (ids !== undefined && (query.sort === 'reliability' || (query.sort === 'relevance' && relevance !== undefined))) {
-    const { records } = await listing.list({ ...filter, ids }, ids.length)
+  if (query.sort === 'reliability' || (query.sort === 'relevance' && relevance !== undefined)) {
+    const offset = offsetOf(cursor)
+    if (offset === null) return null
+    if (ids === undefined) return await rankedPage(listing, await reliabilityRanking(listing, board, filter, offset + limit), board, offset, limit)
+    // Stable: equals keep id order.
     const score = (id: string) => relevance?.get(id) ?? 0
-    const compare = query.sort === 'reliability' ? (a: Ranked, b: Ranked) => byReliability(a.health, b.health) : (a: Ranked, b: Ranked) => score(b.record.id) - score(a.record.id)
-    return rankedPage(records, board, compare, limit, cursor)
+    const ranked = (await listing.ids({ ...filter, ids }, ids.length)).sort(query.sort === 'reliability' ? byHealth(board) : (a, b) => score(b) - score(a))
+    return await rankedPage(listing, ranked, board, offset, limit)
   }
   const after = cursor === undefined ? undefined : decodeCursor(cursor, BEE_ID_SHAPE)
   if (after === null) return null

@@ -112,6 +112,8 @@ export interface CatalogRepository {
   catalogBee (id: string): Promise<CatalogBee | null>
   /** The active published Bees matching `filter`, in id order, at most `limit`. */
   activeBees (filter: CatalogFilter, limit: number): Promise<CatalogBee[]>
+  /** activeBees' ids alone: what a ranking needs before it knows which records its page takes. */
+  activeBeeIds (filter: CatalogFilter, limit: number): Promise<string[]>
   /**
    * Calls `onChange` as soon as another instance changes the catalog (PostgreSQL LISTEN/NOTIFY, one
    * channel per schema); a no-op where the database has no notifications. Resolves to what stops it.

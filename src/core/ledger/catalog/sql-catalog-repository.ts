@@ -4,7 +4,7 @@ import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
-import type { BuiltinState, CatalogBee, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
@@ -105,6 +105,18 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
   // Ids are compared as JavaScript compares them (byte order), whatever the database's collation, so pages
   // merge with the built-in Bees and a cursor means the same on every backend.
   const idInByteOrder = dialect === 'postgres' ? sql<string>`id COLLATE "C"` : sql<string>`id`
+
+  /** The active published Bees a filter takes, to select from. */
+  const active = (filter: CatalogFilter) => {
+    let query = db.selectFrom('published_bees').where('status', '=', 'active')
+    if (filter.category !== undefined) query = query.where('category', '=', filter.category)
+    if (filter.colony !== undefined) query = query.where('colony', '=', filter.colony)
+    if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId)
+    if (filter.pricing !== undefined) query = query.where('pricing_type', '=', filter.pricing as BeeRow['pricing_type'])
+    if (filter.after !== undefined) query = query.where(idInByteOrder, '>', filter.after)
+    if (filter.ids !== undefined) query = query.where('id', 'in', filter.ids)
+    return query
+  }
 
   const version = async () => {
     const row = await db.selectFrom('catalog_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()
@@ -210,15 +222,14 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
 
     async activeBees (filter, limit) {
       if (filter.ids?.length === 0) return []
-      let query = db.selectFrom('published_bees').selectAll().where('status', '=', 'active')
-      if (filter.category !== undefined) query = query.where('category', '=', filter.category)
-      if (filter.colony !== undefined) query = query.where('colony', '=', filter.colony)
-      if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId)
-      if (filter.pricing !== undefined) query = query.where('pricing_type', '=', filter.pricing as BeeRow['pricing_type'])
-      if (filter.after !== undefined) query = query.where(idInByteOrder, '>', filter.after)
-      if (filter.ids !== undefined) query = query.where('id', 'in', filter.ids)
-      const rows = await query.orderBy(idInByteOrder).limit(limit).execute()
+      const rows = await active(filter).selectAll().orderBy(idInByteOrder).limit(limit).execute()
       return rows.map((row) => catalogBeeOf(row, box))
+    },
+
+    async activeBeeIds (filter, limit) {
+      if (filter.ids?.length === 0) return []
+      const rows = await active(filter).select('id').orderBy(idInByteOrder).limit(limit).execute()
+      return rows.map((row) => row.id)
     },
 
     watch: (onChange, onError) => notifications.listen(onChange, onError),
