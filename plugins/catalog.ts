@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { CatalogListing } from '../src/core/catalog-listing.js'
 import { commaList } from '../src/core/comma-list.js'
 import { CatalogSync } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
@@ -13,6 +14,8 @@ declare module 'fastify' {
       refresh (): Promise<void>
       /** The catalog's search (the database's full-text engine), for every door. */
       search: CatalogSearch
+      /** The active Bees a page at a time, from the database, merged with the built-ins. */
+      listing: CatalogListing
     }
   }
 }
@@ -26,11 +29,11 @@ export default fp(async (fastify) => {
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
-  fastify.decorate('catalog', { egress, refresh: () => sync.refresh(), search: catalogSearch(ledger.catalog) })
+  fastify.decorate('catalog', { egress, refresh: () => sync.refresh(), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog) })
 
   fastify.addHook('onReady', async () => {
-    // Only the built-in Bees are registered yet: they live in code, so each start indexes their text.
-    await ledger.catalog.indexBuiltins(registry.all().filter((bee) => !bee.remote).map((bee) => bee.record))
+    // The built-in Bees live in code, so each start indexes their text.
+    await ledger.catalog.indexBuiltins(registry.builtins().map((bee) => bee.record))
     await sync.listen()
     await sync.refresh()
   })

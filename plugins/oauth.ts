@@ -17,7 +17,7 @@ export default fp(async (fastify) => {
   fastify.decorate('oauth', new OAuthServer({
     ledger,
     keyring: walletTokens.keyring,
-    categoryOf: (beeId) => registry.get(beeId)?.record.category,
+    categoryOf: async (beeId) => (await registry.lookup(beeId))?.record.category,
     fetch: guardedFetch(new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))),
     accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 24 * 3600

@@ -136,6 +136,13 @@ export const ConfigSchema = Type.Object({
     default: '',
     description: 'Comma-separated hosts, IPs or CIDR ranges that published Bees may use although private (and over plain http).'
   }),
+  CATALOG_CACHE_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 1000,
+    description: 'The most published Bees an instance keeps loaded (their records, validators and opened secrets), the most recently used; ' +
+      'another is read from the database on its first use. Bounds the memory the catalog takes, whatever its size.'
+  }),
   CATALOG_SYNC_MS: Type.Integer({ minimum: 100, default: 1000, description: 'How often an instance checks the database for catalog changes made by others.' }),
   HEALTH_WINDOW_MINUTES: Type.Integer({
     minimum: 1,

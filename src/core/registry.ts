@@ -1,10 +1,10 @@
 import type { ValidateFunction } from 'ajv'
 import type { Logger } from './logger.js'
 import type { Static, TSchema } from 'typebox'
+import { BeeCache, type BeeLoader } from './bee-cache.js'
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
-import { toMicros } from './money.js'
 import type { BeeRecord, BeeStatus, Pricing, SubscriptionPlan } from './schemas.js'
-import { checkBodySchema, compileBodySchema, lazyValidator } from './validation.js'
+import { registeredBee } from './registered-bee.js'
 
 /** What a Bee's handler returns; the pipeline wraps it in Honey. */
 export interface BeeOutcome<Result> {
@@ -64,166 +64,100 @@ export interface RegisteredBee {
   callsPerMinute: number | null
 }
 
-export interface BeeFilter {
-  category?: string | undefined
-  colony?: string | undefined
-  ownerId?: string | undefined
-  pricing?: string | undefined
-  /** Only Bees with an id after this one (cursor pagination in id order). */
-  after?: string | undefined
-}
-
-/** A subscription Bee's plan in micro-units; its costPerCall must be the overage price (0 without one). */
-function planMicros (definition: BeeDefinition): PlanMicros | null {
-  const { type, plan, costPerCall } = definition.pricing
-  if (type !== 'subscription') return null
-  if (plan === undefined) throw new Error(`Subscription Bee "${definition.id}" needs a plan`)
-  const periodPriceMicros = toMicros(plan.periodPrice)
-  const overageMicros = plan.overagePrice === null ? null : toMicros(plan.overagePrice)
-  if (periodPriceMicros === null || periodPriceMicros <= 0 || (overageMicros === null && plan.overagePrice !== null)) {
-    throw new Error(`Bee "${definition.id}" has a plan price with more than 6 decimal places`)
-  }
-  if ((plan.overagePrice ?? 0) !== costPerCall) throw new Error(`Subscription Bee "${definition.id}": costPerCall must be the plan's overagePrice, or 0 without one`)
-  return { periodPriceMicros, periodSeconds: plan.periodDays * 86_400, includedCalls: plan.includedCalls, overageMicros }
-}
-
-export const executePath = (id: string) => `/api/bees/${id}/execute`
-
 /**
- * The registry is plain data, independent of routes: Bees are added, changed and removed at any
- * time, and the execution pipeline serves each through the same validation, payment and Honey
- * steps. `version` changes with every change, so caches of what it lists can key on it.
+ * The Bees this instance can serve. Built-in Bees live in code and are always here; published ones live in the
+ * database and are loaded on first use into a bounded cache (see BeeCache), so memory and start-up do not grow with
+ * the catalog. `version` moves with every change of the catalog (its change sequence) and of the built-ins, so
+ * caches of what is listed can key on it.
  */
 export class Registry {
-  readonly #bees = new Map<string, RegisteredBee>()
+  readonly #builtins = new Map<string, RegisteredBee>()
+  /** The built-ins in id order, rebuilt on the next read after a change. */
+  #sorted: readonly RegisteredBee[] | null = null
   readonly #builtinLimits: ReadonlyMap<string, number>
   readonly #builtinPlans: ReadonlyMap<string, SubscriptionPlan>
-  /** Every entry in id order, kept so by each change. */
-  #sorted: RegisteredBee[] = []
-  /** Whether #sorted was handed out: the next change then works on a copy, so a list handed out never moves under its reader. */
-  #shared = false
-  #version = 0
+  readonly #published: BeeCache
+  #loader: BeeLoader | null = null
+  #catalogVersion = 0
+  #builtinChanges = 0
   readonly #listeners = new Set<() => void>()
 
   /**
    * `builtinLimits`: the operator's calls-a-minute limits of built-in Bees, by id (RATE_LIMIT_BUILTIN_BEES);
-   * `builtinPlans`: the built-in Bees the operator prices by subscription instead, by id (SUBSCRIPTION_BUILTIN_BEES).
+   * `builtinPlans`: the built-in Bees the operator prices by subscription instead, by id (SUBSCRIPTION_BUILTIN_BEES);
+   * `cacheSize`: the most published Bees kept loaded (CATALOG_CACHE_SIZE).
    */
-  constructor (builtinLimits: ReadonlyMap<string, number> = new Map(), builtinPlans: ReadonlyMap<string, SubscriptionPlan> = new Map()) {
+  constructor (builtinLimits: ReadonlyMap<string, number> = new Map(), builtinPlans: ReadonlyMap<string, SubscriptionPlan> = new Map(), cacheSize = 1000) {
     this.#builtinLimits = builtinLimits
     this.#builtinPlans = builtinPlans
+    this.#published = new BeeCache(cacheSize, async (id) => this.#loader === null ? null : await this.#loader(id))
   }
 
   get version (): number {
-    return this.#version
+    // Both only grow, so their sum moves with every change of either.
+    return this.#catalogVersion + this.#builtinChanges
   }
 
-  register<In extends TSchema, Out extends TSchema> (given: BeeDefinition<In, Out>, options: { remote?: boolean, replace?: boolean } = {}): RegisteredBee {
-    if (this.#bees.has(given.id) && options.replace !== true) throw new Error(`Bee "${given.id}" is already registered`)
-    const remote = options.remote === true
-    const builtinPlan = remote ? undefined : this.#builtinPlans.get(given.id)
+  /** Registers a built-in Bee (one that runs in this process). */
+  register<In extends TSchema, Out extends TSchema> (given: BeeDefinition<In, Out>, options: { replace?: boolean } = {}): RegisteredBee {
+    if (this.#builtins.has(given.id) && options.replace !== true) throw new Error(`Bee "${given.id}" is already registered`)
+    const builtinPlan = this.#builtinPlans.get(given.id)
     // The operator's plan replaces the Bee's own price: its overage price (or 0) is the spec's costPerCall.
     const definition = builtinPlan === undefined
       ? given
       : { ...given, pricing: { type: 'subscription' as const, costPerCall: builtinPlan.overagePrice ?? 0, currency: given.pricing.currency, plan: builtinPlan } }
-    const priceMicros = toMicros(definition.pricing.costPerCall)
-    if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
-    if (definition.pricing.type === 'pay-per-use' && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
-    const plan = planMicros(definition)
-    const paid = definition.pricing.type !== 'free'
-    const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute, ...metadata } = definition
-    checkBodySchema(inputSchema)
-    checkBodySchema(outputSchema)
-    const entry: RegisteredBee = {
-      record: {
-        ...metadata,
-        endpoint: executePath(definition.id),
-        inputSchema,
-        outputSchema,
-        status: status ?? 'active',
-        statusMessage: statusMessage ?? null,
-        sunsetAt: sunsetAt ?? null,
-        lastUpdated: lastUpdated ?? new Date().toISOString()
-      },
-      definition: definition as unknown as BeeDefinition,
-      paid,
-      priceMicros,
-      plan,
-      // Compiled on the version's first call (not for the whole catalog at start, nor at every change), and freed with it (see compileBodySchema).
-      validateInput: lazyValidator(() => compileBodySchema(inputSchema)),
-      validateOutput: lazyValidator(() => compileBodySchema(outputSchema)),
-      remote,
-      callsPerMinute: (remote ? undefined : this.#builtinLimits.get(definition.id)) ?? callsPerMinute ?? null
-    }
-    this.#bees.set(definition.id, entry)
-    this.#place(definition.id, entry)
-    this.#changed()
+    const entry = registeredBee(definition as unknown as BeeDefinition, false, this.#builtinLimits.get(definition.id))
+    this.#builtins.set(definition.id, entry)
+    this.#sorted = null
+    this.#builtinChanged()
     return entry
   }
 
-  /** Changes a Bee's status in place, so routes holding the entry see it at once. */
+  /** Changes a built-in Bee's status in place, so routes holding the entry see it at once. */
   setStatus (id: string, status: BeeStatus, statusMessage: string | null, sunsetAt: string | null, lastUpdated: string): void {
-    const entry = this.#bees.get(id)
+    const entry = this.#builtins.get(id)
     if (entry === undefined) return
     const { record } = entry
     if (record.status === status && record.statusMessage === statusMessage && record.sunsetAt === sunsetAt) return
     entry.record = { ...record, status, statusMessage, sunsetAt, lastUpdated }
-    this.#changed()
+    this.#builtinChanged()
   }
 
-  remove (id: string): void {
-    if (!this.#bees.delete(id)) return
-    this.#place(id, null)
-    this.#changed()
+  /** A built-in Bee by id. */
+  builtin (id: string): RegisteredBee | undefined {
+    return this.#builtins.get(id)
   }
 
-  /**
-   * Puts `entry` at its id's place in the id order (null: takes the id out): a binary search and a splice (at the
-   * end when Bees come in id order, as a catalog loads), where sorting the whole catalog again after every change
-   * cost O(n log n) per publish.
-   */
-  #place (id: string, entry: RegisteredBee | null): void {
-    if (this.#shared) {
-      this.#sorted = [...this.#sorted]
-      this.#shared = false
-    }
-    const sorted = this.#sorted
-    let [low, high] = [0, sorted.length]
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      if ((sorted[middle] as RegisteredBee).record.id < id) low = middle + 1
-      else high = middle
-    }
-    const present = sorted[low]?.record.id === id
-    if (entry === null) sorted.splice(low, present ? 1 : 0)
-    else sorted.splice(low, present ? 1 : 0, entry)
-  }
-
-  get (id: string): RegisteredBee | undefined {
-    return this.#bees.get(id)
-  }
-
-  /** Every registered Bee, whatever its status, in id order. */
-  all (): readonly RegisteredBee[] {
-    this.#shared = true
+  /** The built-in Bees, whatever their status, in id order. */
+  builtins (): readonly RegisteredBee[] {
+    this.#sorted ??= [...this.#builtins.values()].sort((a, b) => a.record.id < b.record.id ? -1 : 1)
     return this.#sorted
   }
 
-  /** Active Bees matching the filter (and `keep`, when given), in id order, at most `limit`, and whether more follow. */
-  list (filter: BeeFilter, limit: number, keep?: (record: BeeRecord) => boolean): { records: BeeRecord[], more: boolean } {
-    const records: BeeRecord[] = []
-    for (const { record } of this.#sorted) {
-      if (record.status !== 'active') continue
-      if (filter.after !== undefined && record.id <= filter.after) continue
-      if (filter.category !== undefined && record.category !== filter.category) continue
-      if (filter.colony !== undefined && record.colony !== filter.colony) continue
-      if (filter.ownerId !== undefined && record.ownerId !== filter.ownerId) continue
-      if (filter.pricing !== undefined && record.pricing.type !== filter.pricing) continue
-      if (keep !== undefined && !keep(record)) continue
-      if (records.length === limit) return { records, more: true }
-      records.push(record)
-    }
-    return { records, more: false }
+  /**
+   * Any Bee by id: at once when it is a built-in or loaded (the warm path takes no promise), else a promise of
+   * its one read from the catalog (undefined: no such Bee, or one this version cannot serve).
+   */
+  lookup (id: string): RegisteredBee | undefined | Promise<RegisteredBee | undefined> {
+    return this.#builtins.get(id) ?? this.#published.get(id)
+  }
+
+  /** A Bee at hand, without a read: a built-in, or a published one loaded already (one just looked up, say). */
+  loaded (id: string): RegisteredBee | undefined {
+    return this.#builtins.get(id) ?? this.#published.peek(id)
+  }
+
+  /** Where published Bees are read from on first use (the catalog sync). */
+  loadPublishedWith (loader: BeeLoader): void {
+    this.#loader = loader
+  }
+
+  /** The catalog reached change sequence `version`; the published Bees in `ids` changed or went, and are read again on next use. */
+  catalogChanged (version: number, ids: Iterable<string>): void {
+    for (const id of ids) this.#published.evict(id)
+    if (version === this.#catalogVersion) return
+    this.#catalogVersion = version
+    this.#notify()
   }
 
   /** Calls `listener` after every change (a door announcing it, say); returns what unsubscribes it. */
@@ -232,8 +166,12 @@ export class Registry {
     return () => { this.#listeners.delete(listener) }
   }
 
-  #changed (): void {
-    this.#version++
+  #builtinChanged (): void {
+    this.#builtinChanges++
+    this.#notify()
+  }
+
+  #notify (): void {
     for (const listener of this.#listeners) listener()
   }
 }

@@ -35,7 +35,7 @@ function resourceOf (request: FastifyRequest): string {
  * Deprecation/Sunset.
  */
 async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const admitted = request.server.executor.admit({
+  const admitting = request.server.executor.admit({
     bee: request.routeOptions.config.bee ?? (request.params as { id: string }).id,
     walletToken: walletTokenOf(request),
     x402Payment: x402PaymentOf(request),
@@ -44,6 +44,8 @@ async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<
     requestId: request.id,
     log: request.log
   })
+  // A Bee not loaded on this instance is read first; a loaded one is admitted without a promise.
+  const admitted = admitting instanceof Promise ? await admitting : admitting
   if (!admitted.ok) throw admitted.error
   request.execution = admitted.execution
   const { status, sunsetAt, lastUpdated } = admitted.execution.bee.record
@@ -246,10 +248,10 @@ export function mountBee (fastify: FastifyInstance, bee: RegisteredBee) {
   }, runBee)
 }
 
-/** What any Bee's upstream can fail with: the built-ins' (registered before this route) and the proxy's, by status. */
+/** What any Bee's upstream can fail with: the built-ins' (registered before this route) and the proxy's (every published Bee's), by status. */
 function anyUpstream (fastify: FastifyInstance): ErrorCodes {
   const codes: Record<number, string[]> = {}
-  for (const errors of [...fastify.registry.all().map((bee) => bee.definition.errors ?? {}), PROXY_ERRORS]) {
+  for (const errors of [...fastify.registry.builtins().map((bee) => bee.definition.errors ?? {}), PROXY_ERRORS]) {
     for (const [status, list] of Object.entries(errors)) codes[Number(status)] = [...new Set([...codes[Number(status)] ?? [], ...list])]
   }
   return codes

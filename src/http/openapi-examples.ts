@@ -21,7 +21,8 @@ export function withCallExamples (document: OpenAPIV3.Document, registry: Regist
   for (const [path, item] of Object.entries(document.paths)) {
     const id = EXECUTE_PATH.exec(path)?.[1]
     if (id === undefined) continue
-    const bee = registry.get(id === '{id}' ? BEE_ID_EXAMPLE : id)
+    // A published Bee's own document is made right after its lookup, so it is loaded.
+    const bee = registry.loaded(id === '{id}' ? BEE_ID_EXAMPLE : id)
     const body = jsonBody(item?.post)
     if (bee === undefined || body === undefined || body.example !== undefined) continue
     const { input, valid } = exampleInput(bee)

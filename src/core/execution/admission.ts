@@ -19,9 +19,15 @@ export interface Admission {
 /**
  * First step: the Bee exists (404 before the body is even looked at) and is not inactive (409).
  * A deprecated Bee is admitted; each door tells its caller so (HTTP: Deprecation and Sunset).
+ * At once for a Bee loaded already (the warm path takes no promise); a promise when it is read first.
  */
-export function admit (registry: Registry, admission: Admission): Step<{ execution: Execution }> {
-  const bee = typeof admission.bee === 'string' ? registry.get(admission.bee) : admission.bee
+export function admit (registry: Registry, admission: Admission): Step<{ execution: Execution }> | Promise<Step<{ execution: Execution }>> {
+  if (typeof admission.bee !== 'string') return admitted(admission.bee, admission)
+  const found = registry.lookup(admission.bee)
+  return found instanceof Promise ? found.then((bee) => admitted(bee, admission)) : admitted(found, admission)
+}
+
+function admitted (bee: RegisteredBee | undefined, admission: Admission): Step<{ execution: Execution }> {
   if (bee === undefined) return { ok: false, error: beeNotFound(admission.bee as string) }
   const { id, status, statusMessage } = bee.record
   if (status === 'inactive') {

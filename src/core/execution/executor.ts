@@ -41,7 +41,7 @@ export class Executor {
     this.#options = options
   }
 
-  admit (admission: Admission): Step<{ execution: Execution }> {
+  admit (admission: Admission): Step<{ execution: Execution }> | Promise<Step<{ execution: Execution }>> {
     return admit(this.#options.registry, admission)
   }
 
@@ -108,7 +108,7 @@ export class Executor {
   }
 
   async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
-    const admitted = this.admit({
+    const admitting = this.admit({
       bee: request.beeId,
       walletToken: request.walletToken,
       x402Payment: request.x402Payment,
@@ -116,6 +116,7 @@ export class Executor {
       requestId: request.requestId,
       log: request.log
     })
+    const admitted = admitting instanceof Promise ? await admitting : admitting
     if (!admitted.ok) return admitted
     const { execution } = admitted
     const valid = this.validate(execution, request.input)

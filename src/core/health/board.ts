@@ -32,6 +32,13 @@ export class HealthBoard {
     return this.#figures.get(beeId) ?? this.#none
   }
 
+  /** The Bees with a success rate in the window (those that ran), which reliability ranks first: bounded by use, not by the catalog. */
+  rated (): string[] {
+    const ids: string[] = []
+    for (const [id, figures] of this.#figures) if (figures.successRate !== null) ids.push(id)
+    return ids
+  }
+
   /** Takes the window's counts of every Bee that ran in it (the others had none); returns whether any figure changed. */
   update (counts: readonly BeeCounts[]): boolean {
     let changed = false

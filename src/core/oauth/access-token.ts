@@ -1,12 +1,12 @@
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import { tokenState } from '../tokens/holder.js'
-import { mintTokenRow } from '../tokens/mint.js'
+import { mintTokenRow, type CategoryOf } from '../tokens/mint.js'
 import { termsClaims, TOKEN_ISSUER } from '../tokens/verifier.js'
 
 export interface AccessTokenOptions {
   ledger: Ledger
-  categoryOf: (beeId: string) => string | undefined
+  categoryOf: CategoryOf
   /** Longest an access token lives; the budget's own expiry cuts it shorter. */
   ttlSeconds: number
   now: () => number

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider'
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
 import type { Ledger } from '../ledger/ledger.js'
 import type { SigningKeyring } from '../tokens/keyring.js'
+import type { CategoryOf } from '../tokens/mint.js'
 import { accessTokenCustomizer, type StructuredToken } from './access-token.js'
 import { ledgerAdapter } from './adapter.js'
 import { CLIENT_METADATA_MAX_BYTES, clientDocumentProblem } from './client-fetch.js'
@@ -47,7 +48,7 @@ export const consentPath = (uid: string) => `/oauth/consent/${uid}`
 export interface OAuthServerOptions {
   ledger: Ledger
   keyring: SigningKeyring
-  categoryOf: (beeId: string) => string | undefined
+  categoryOf: CategoryOf
   /** How Client ID Metadata Documents are fetched (through the egress guard). */
   fetch: (url: string | URL, init: RequestInit) => Promise<Response>
   accessTokenTtlSeconds: number

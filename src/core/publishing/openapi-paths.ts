@@ -1,6 +1,6 @@
 import type { OpenAPIV3 } from 'openapi-types'
 import type { ErrorCodes, Registry, RegisteredBee } from '../registry.js'
-import { executePath } from '../registry.js'
+import { executePath } from '../registered-bee.js'
 import type { Json } from './json-schema.js'
 import { forOpenApiDocument } from './openapi-document-schema.js'
 
@@ -37,7 +37,7 @@ export function serviceDocument (base: Document, registry: Registry): Document {
   const document = structuredClone(base)
   for (const path of Object.keys(document.paths)) {
     const id = ownExecuteId(path)
-    if (id !== null && registry.get(id)?.record.status !== 'active') delete document.paths[path]
+    if (id !== null && registry.builtin(id)?.record.status !== 'active') delete document.paths[path]
   }
   return document
 }

@@ -22,11 +22,14 @@ const tooWide = (what: string) => new ApiError(403, 'TOKEN_NARROWING_REQUIRED',
   `A token minted by a token may only narrow it: ${what}. Ask for less, or mint from the wallet key.`)
 
 /** A parent's scope as a check: may a child name this Bee, this category? (null scope: anything). */
-function scopeOf (parent: WalletToken, categoryOf: (beeId: string) => string | undefined) {
+/** A Bee's category (looked up in the registry, which may read it from the catalog); undefined for no such Bee. */
+export type CategoryOf = (beeId: string) => Promise<string | undefined>
+
+function scopeOf (parent: WalletToken, categoryOf: CategoryOf) {
   const open = parent.bees === null && parent.categories === null
   const categories = parent.categories ?? []
   return {
-    bee: (beeId: string) => open || (parent.bees ?? []).includes(beeId) || categories.includes(categoryOf(beeId) ?? ''),
+    bee: async (beeId: string) => open || (parent.bees ?? []).includes(beeId) || categories.includes(await categoryOf(beeId) ?? ''),
     category: (category: string) => open || categories.includes(category)
   }
 }
@@ -36,7 +39,7 @@ function scopeOf (parent: WalletToken, categoryOf: (beeId: string) => string | u
  * later, per-call cap no higher, allow-list inside the parent's (left out: the parent's). The ledger
  * checks every ancestor at each hold anyway; this refuses a child that could never spend as asked.
  */
-function narrowed (parent: WalletToken, request: MintRequest, expiresAtMs: number, categoryOf: (beeId: string) => string | undefined): MintRequest {
+async function narrowed (parent: WalletToken, request: MintRequest, expiresAtMs: number, categoryOf: CategoryOf): Promise<MintRequest> {
   const left = parent.capMicros - parent.spentMicros
   if (request.capMicros > left) throw tooWide(`cap ${fromMicros(request.capMicros)} is more than the ${fromMicros(left)} its parent has left`)
   if (expiresAtMs > Date.parse(parent.expiresAt)) throw tooWide(`it would expire after its parent (${parent.expiresAt})`)
@@ -46,8 +49,9 @@ function narrowed (parent: WalletToken, request: MintRequest, expiresAtMs: numbe
   }
   const inherits = request.bees === null && request.categories === null
   const scope = scopeOf(parent, categoryOf)
-  const outsideBee = (request.bees ?? []).find((beeId) => !scope.bee(beeId))
-  if (outsideBee !== undefined) throw tooWide(`its parent may not pay for ${outsideBee}`)
+  for (const beeId of request.bees ?? []) {
+    if (!await scope.bee(beeId)) throw tooWide(`its parent may not pay for ${beeId}`)
+  }
   const outsideCategory = (request.categories ?? []).find((category) => !scope.category(category))
   if (outsideCategory !== undefined) throw tooWide(`its parent may not pay for the category ${outsideCategory}`)
   return {
@@ -63,11 +67,11 @@ function narrowed (parent: WalletToken, request: MintRequest, expiresAtMs: numbe
  * unsigned: the OAuth server signs the ones it issues itself.
  */
 export async function mintTokenRow (ledger: Ledger, holder: TokenHolder, request: MintRequest,
-  categoryOf: (beeId: string) => string | undefined, nowMs: number): Promise<WalletToken> {
+  categoryOf: CategoryOf, nowMs: number): Promise<WalletToken> {
   const parent = holder.token
   const parentLeftMs = parent === null ? Infinity : Date.parse(parent.expiresAt) - nowMs
   const expiresAtMs = nowMs + (request.expiresInSeconds === null ? Math.min(DEFAULT_TOKEN_LIFETIME_SECONDS * 1000, parentLeftMs) : request.expiresInSeconds * 1000)
-  const terms = parent === null ? request : narrowed(parent, request, expiresAtMs, categoryOf)
+  const terms = parent === null ? request : await narrowed(parent, request, expiresAtMs, categoryOf)
   return await ledger.tokens.create({
     id: `tok_${randomBytes(12).toString('hex')}`,
     walletId: holder.walletId,
@@ -84,7 +88,7 @@ export async function mintTokenRow (ledger: Ledger, holder: TokenHolder, request
 
 /** Mints a token for its holder (see mintTokenRow). Returns the row and the signed token. */
 export async function mintToken (ledger: Ledger, signer: TokenSigner, holder: TokenHolder, request: MintRequest,
-  categoryOf: (beeId: string) => string | undefined, nowMs: number): Promise<{ token: WalletToken, jws: string }> {
+  categoryOf: CategoryOf, nowMs: number): Promise<{ token: WalletToken, jws: string }> {
   const token = await mintTokenRow(ledger, holder, request, categoryOf, nowMs)
   return { token, jws: await signer.sign(token, holder.currency) }
 }

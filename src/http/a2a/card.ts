@@ -1,5 +1,4 @@
-import type { RegisteredBee } from '../../core/registry.js'
-import { WALLET_HEADER_NAME } from '../../core/schemas.js'
+import { WALLET_HEADER_NAME, type BeeRecord } from '../../core/schemas.js'
 import { A2A_PATH, A2A_VERSION, JSON_MEDIA_TYPE, LEGACY_A2A_VERSION, WALLET_SCHEME } from './protocol.js'
 import type { AgentCard } from './schemas.js'
 
@@ -13,45 +12,48 @@ const walletRequirement = [{ schemes: { [WALLET_SCHEME]: { list: [] } } }]
  * parts to send, in JSON text as A2A's examples are strings. None when the schema gives none: an
  * invented input could be refused.
  */
-function examplesOf (bee: RegisteredBee): string[] {
-  const schema = bee.record.inputSchema as { examples?: unknown, example?: unknown }
+function examplesOf (record: BeeRecord): string[] {
+  const schema = record.inputSchema as { examples?: unknown, example?: unknown }
   const inputs = Array.isArray(schema.examples) ? schema.examples : schema.example === undefined ? [] : [schema.example]
-  return inputs.slice(0, MAX_EXAMPLES).map((input) => JSON.stringify({ beeId: bee.record.id, input }))
+  return inputs.slice(0, MAX_EXAMPLES).map((input) => JSON.stringify({ beeId: record.id, input }))
 }
 
-function priceOf (bee: RegisteredBee): string {
-  const { costPerCall, currency } = bee.record.pricing
-  return bee.paid
+const isPaid = (record: BeeRecord) => record.pricing.type !== 'free'
+
+function priceOf (record: BeeRecord): string {
+  const { costPerCall, currency } = record.pricing
+  return isPaid(record)
     ? `Costs ${costPerCall} ${currency} a call, paid from the wallet whose token is sent in ${WALLET_HEADER_NAME}.`
     : 'Free.'
 }
 
-function skillOf (bee: RegisteredBee): AgentCard['skills'][number] {
-  const { id, name, description, category, colony } = bee.record
+function skillOf (record: BeeRecord): AgentCard['skills'][number] {
+  const { id, name, description, category, colony } = record
   return {
     id,
     name,
-    description: `${description} ${priceOf(bee)} Send a data part {"beeId": "${id}", "input": {...}} with the input GET /api/bees/${id} describes.`,
+    description: `${description} ${priceOf(record)} Send a data part {"beeId": "${id}", "input": {...}} with the input GET /api/bees/${id} describes.`,
     tags: [...new Set([category, colony])],
-    examples: examplesOf(bee),
+    examples: examplesOf(record),
     inputModes: [JSON_MEDIA_TYPE],
     outputModes: [JSON_MEDIA_TYPE],
-    securityRequirements: bee.paid ? walletRequirement : []
+    securityRequirements: isPaid(record) ? walletRequirement : []
   }
 }
 
 /**
- * The A2A v1.0 agent card of this service at `origin`: every active Bee is a skill. It advertises only
- * what the endpoint does: the JSON-RPC binding of 1.0 and of 0.3, without streaming, push notifications
- * or an extended card.
+ * The A2A v1.0 agent card of this service at `origin`, with `bees` (a bounded selection: the card is read whole)
+ * as its skills; any Bee of the catalog can be sent to. It advertises only what the endpoint does: the
+ * JSON-RPC binding of 1.0 and of 0.3, without streaming, push notifications or an extended card.
  */
-export function agentCard (origin: string, bees: readonly RegisteredBee[]): AgentCard {
+export function agentCard (origin: string, bees: readonly BeeRecord[]): AgentCard {
   return {
     name: 'Apiary',
     description: 'A registry of Bees: capabilities with declared JSON input and output schemas, each a skill here. ' +
       'Send a message with one data part {"beeId": "<skill id>", "input": {...}}; the answer is a finished task whose ' +
       'artifact holds the Honey (the result with its confidence and freshness). Pay-per-use Bees charge the wallet ' +
-      `whose token is sent in ${WALLET_HEADER_NAME}.`,
+      `whose token is sent in ${WALLET_HEADER_NAME}. The skills listed are the built-in Bees and the most reliable published ones; ` +
+      `every Bee of the catalog is a skill: search it at ${origin}/api/bees?q=... (or MCP find_bees), and send its id.`,
     // One endpoint for both: A2A-Version tells them apart, and 1.0, listed first, is preferred.
     supportedInterfaces: [A2A_VERSION, LEGACY_A2A_VERSION].map((protocolVersion) => ({ url: `${origin}${A2A_PATH}`, protocolBinding: 'JSONRPC', protocolVersion })),
     provider: { organization: 'Apiary', url: origin },
@@ -70,6 +72,6 @@ export function agentCard (origin: string, bees: readonly RegisteredBee[]): Agen
     securityRequirements: [],
     defaultInputModes: [JSON_MEDIA_TYPE],
     defaultOutputModes: [JSON_MEDIA_TYPE],
-    skills: bees.filter((bee) => bee.record.status === 'active').map(skillOf)
+    skills: bees.filter((record) => record.status === 'active').map(skillOf)
   }
 }

@@ -88,7 +88,7 @@ export class A2aEndpoint {
     const call = readCall(params, context)
     if (!call.ok) return { error: call.error }
     const outcome = await this.#options.execute(call.request)
-    const currency = this.#options.registry.get(call.request.beeId)?.record.pricing.currency ?? ''
+    const currency = (await this.#options.registry.lookup(call.request.beeId))?.record.pricing.currency ?? ''
     return taskOf(outcome, call.contextId, currency)
   }
 }

@@ -3,9 +3,9 @@ import { Type, type Static } from 'typebox'
 import { bodyOf, validationFailed } from '../../core/errors.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import { byReliability, meetsSuccessRate } from '../../core/health/reliability.js'
-import type { RegisteredBee, Registry } from '../../core/registry.js'
+import type { CatalogListing } from '../../core/catalog-listing.js'
 import type { CatalogSearch } from '../../core/search.js'
-import { BeeHealth, BeeId, Pricing, StringEnum } from '../../core/schemas.js'
+import { BeeHealth, BeeId, Pricing, StringEnum, type BeeRecord } from '../../core/schemas.js'
 import { compileBodySchema } from '../../core/validation.js'
 import { toolError, type Era } from './errors.js'
 import { toToolSchema } from './json-schema.js'
@@ -62,9 +62,10 @@ export const findBeesTool: Tool = {
   annotations: { title: 'Find Bees', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 }
 
-function matches (bee: RegisteredBee, input: FindBeesInput, board: HealthBoard): boolean {
-  const { record } = bee
-  if (record.status !== 'active') return false
+/** Bees read from the catalog per step while listing by id: most answers need one. */
+const WALK_PAGE = 100
+
+function matches (record: BeeRecord, input: FindBeesInput, board: HealthBoard): boolean {
   if (input.minSuccessRate !== undefined && !meetsSuccessRate(board.of(record.id), input.minSuccessRate)) return false
   if (input.category !== undefined && record.category.toLowerCase() !== input.category.toLowerCase()) return false
   if (input.freeOnly === true && record.pricing.type !== 'free') return false
@@ -73,35 +74,57 @@ function matches (bee: RegisteredBee, input: FindBeesInput, board: HealthBoard):
 }
 
 /** find_bees: arguments that fail validation are a tool error the model can correct, as for any Bee. */
-export async function findBees (registry: Registry, board: HealthBoard, search: CatalogSearch, args: unknown, era: Era): Promise<CallToolResult> {
+export async function findBees (listing: CatalogListing, board: HealthBoard, search: CatalogSearch, args: unknown, era: Era): Promise<CallToolResult> {
   // Validation fills in defaults; the caller's object stays as it was sent.
   const input = structuredClone(args ?? {})
   if (!validateInput(input)) return toolError(bodyOf(validationFailed(validateInput.errors ?? [], 'input', 'input')), era)
-  const found = await find(registry, board, search, input as FindBeesInput)
+  const found = await find(listing, board, search, input as FindBeesInput)
   return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found }
 }
 
-/** The catalog's search (the same as discovery's q), then the filters; without a query, every active Bee in id order. */
-async function find (registry: Registry, board: HealthBoard, search: CatalogSearch, input: FindBeesInput): Promise<FindBeesOutput> {
+/**
+ * The active Bees `find` ranks, reading no more of the catalog than the answer needs: with a query, the search's
+ * hits (or with minSuccessRate, the rated Bees: the health board's, bounded by use) read in one query, in the
+ * search's order; without, the Bees in id order a page at a time until `limit` pass the filters, after the rated
+ * ones by reliability when that is the order asked.
+ */
+async function candidates (listing: CatalogListing, board: HealthBoard, relevance: ReadonlyMap<string, number> | null, input: FindBeesInput, limit: number): Promise<BeeRecord[]> {
+  const pricing = input.freeOnly === true ? 'free' : undefined
+  const read = async (ids: string[]) => (await listing.list({ pricing, ids }, ids.length)).records.filter((record) => matches(record, input, board))
+  if (relevance !== null) return (await read([...relevance.keys()])).sort((a, b) => (relevance.get(b.id) ?? 0) - (relevance.get(a.id) ?? 0))
+  if (input.minSuccessRate !== undefined) return await read(board.rated())
+  const ranked = input.sort === 'reliability' ? (await read(board.rated())).sort((a, b) => byReliability(board.of(a.id), board.of(b.id))) : []
+  const rankedIds = new Set(ranked.map((record) => record.id))
+  const found = [...ranked]
+  let after: string | undefined
+  for (;;) {
+    const { records, more } = await listing.list({ pricing, after }, WALK_PAGE)
+    found.push(...records.filter((record) => !rankedIds.has(record.id) && matches(record, input, board)))
+    after = records.at(-1)?.id
+    if (!more || found.length >= limit) return found
+  }
+}
+
+/** The catalog's search (the same as discovery's q), then the filters; without a query, the active Bees in id order. */
+async function find (listing: CatalogListing, board: HealthBoard, search: CatalogSearch, input: FindBeesInput): Promise<FindBeesOutput> {
   const query = (input.query ?? '').trim()
   const relevance = query === '' ? null : await search(query)
-  const candidates = relevance === null ? registry.all() : [...relevance.keys()].flatMap((id) => registry.get(id) ?? [])
-  const scored = candidates
-    .filter((bee) => matches(bee, input, board))
-    .map((bee) => ({ bee, score: relevance?.get(bee.record.id) ?? 0, health: board.of(bee.record.id) }))
+  const limit = input.limit ?? 10
+  const scored = (await candidates(listing, board, relevance, input, limit))
+    .map((record) => ({ record, score: relevance?.get(record.id) ?? 0, health: board.of(record.id) }))
   // Stable: equally reliable Bees stay in order of relevance (the search's, best first).
   if (input.sort === 'reliability') scored.sort((a, b) => byReliability(a.health, b.health))
   return {
-    bees: scored.slice(0, input.limit ?? 10).map(({ bee, score, health }) => ({
-      id: bee.record.id,
-      name: bee.record.name,
-      description: bee.record.description,
-      category: bee.record.category,
-      pricing: { ...bee.record.pricing },
+    bees: scored.slice(0, limit).map(({ record, score, health }) => ({
+      id: record.id,
+      name: record.name,
+      description: record.description,
+      category: record.category,
+      pricing: { ...record.pricing },
       relevance: score,
       health,
-      inputSchema: toToolSchema(bee.record.inputSchema as never) as Record<string, never>,
-      outputSchema: toToolSchema(bee.record.outputSchema as never) as Record<string, never>
+      inputSchema: toToolSchema(record.inputSchema as never) as Record<string, never>,
+      outputSchema: toToolSchema(record.outputSchema as never) as Record<string, never>
     }))
   }
 }

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type ListToolsResult } from '@modelcontextprotocol/server'
 import { isBeeId } from '../../core/schemas.js'
-import type { Registry } from '../../core/registry.js'
+import type { CatalogListing } from '../../core/catalog-listing.js'
 import { findBeesTool } from './find-bees.js'
 import { beeTool } from './tools.js'
 
@@ -20,17 +20,16 @@ function decodeCursor (cursor: string): string {
 
 /**
  * One tools/list page: the active Bees after the cursor, in id order, PAGE_SIZE at most, read from the
- * registry at the time of the call (a Bee published a second ago is there, a removed one is gone). The
+ * catalog at the time of the call (a Bee published a second ago is there, a removed one is gone). The
  * first page starts with find_bees. Paging by id keeps a walk consistent while Bees come and go: each
  * Bee present throughout is listed exactly once.
  */
-export function listTools (registry: Registry, cursor: string | undefined): ListToolsResult {
+export async function listTools (listing: CatalogListing, cursor: string | undefined): Promise<ListToolsResult> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor)
-  const bees = registry.all().filter((bee) => bee.record.status === 'active' && (after === undefined || bee.record.id > after))
-  const page = bees.slice(0, PAGE_SIZE)
-  const last = page.at(-1)
+  const { records, more } = await listing.list({ after }, PAGE_SIZE)
+  const last = records.at(-1)
   return {
-    tools: [...(after === undefined ? [findBeesTool] : []), ...page.map(beeTool)],
-    ...(bees.length > PAGE_SIZE && last !== undefined ? { nextCursor: encodeCursor(last.record.id) } : {})
+    tools: [...(after === undefined ? [findBeesTool] : []), ...records.map(beeTool)],
+    ...(more && last !== undefined ? { nextCursor: encodeCursor(last.id) } : {})
   }
 }

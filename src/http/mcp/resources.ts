@@ -5,7 +5,9 @@ import {
 import { discover } from '../../core/discovery.js'
 import { ApiError, bodyOf } from '../../core/errors.js'
 import type { HealthBoard } from '../../core/health/board.js'
-import type { RegisteredBee, Registry } from '../../core/registry.js'
+import type { CatalogListing } from '../../core/catalog-listing.js'
+import type { Registry } from '../../core/registry.js'
+import type { BeeRecord } from '../../core/schemas.js'
 import type { CatalogSearch } from '../../core/search.js'
 import { beePage } from '../markdown/bee-page.js'
 import { llmsIndex } from '../markdown/llms-index.js'
@@ -30,16 +32,16 @@ const llmsResource: Resource = {
   mimeType: MARKDOWN
 }
 
-function beeResource ({ record }: RegisteredBee): Resource {
+function beeResource (record: BeeRecord): Resource {
   return { uri: `${BEE_PREFIX}${record.id}`, name: record.id, title: record.name, description: record.description, mimeType: MARKDOWN }
 }
 
 /**
  * One resources/list page: llms.txt first, then the active Bees' pages in id order, paged with the
- * catalog's cursor, read from the registry at the time of the call.
+ * catalog's cursor, read from the catalog at the time of the call.
  */
-export async function listResources (registry: Registry, board: HealthBoard, search: CatalogSearch, cursor: string | undefined): Promise<ListResourcesResult> {
-  const page = await catalogPage(registry, board, search, cursor, PAGE_SIZE)
+export async function listResources (listing: CatalogListing, board: HealthBoard, search: CatalogSearch, cursor: string | undefined): Promise<ListResourcesResult> {
+  const page = await catalogPage(listing, board, search, cursor, PAGE_SIZE)
   return {
     resources: [...(cursor === undefined ? [llmsResource] : []), ...page.bees.map(beeResource)],
     ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
@@ -62,8 +64,8 @@ export const resourceTemplates: ListResourceTemplatesResult = {
  * serves it: an inactive one says so). Links in them point at `baseUrl()`, the address the request
  * came in at, which is read only here: a Host it refuses is refused for this method only.
  */
-export async function readResource (registry: Registry, board: HealthBoard, search: CatalogSearch, uri: string, baseUrl: () => string): Promise<ReadResourceResult> {
-  const bee = uri.startsWith(BEE_PREFIX) ? registry.get(uri.slice(BEE_PREFIX.length)) : undefined
+export async function readResource (registry: Registry, listing: CatalogListing, board: HealthBoard, search: CatalogSearch, uri: string, baseUrl: () => string): Promise<ReadResourceResult> {
+  const bee = uri.startsWith(BEE_PREFIX) ? await registry.lookup(uri.slice(BEE_PREFIX.length)) : undefined
   if (uri !== LLMS_URI && bee === undefined) throw new ResourceNotFoundError(uri, `No resource has the URI "${uri.slice(0, 200)}".`)
   let base: string
   try {
@@ -73,7 +75,7 @@ export async function readResource (registry: Registry, board: HealthBoard, sear
     throw error
   }
   // llms.txt names the most reliable Bees, as GET /llms.txt does.
-  const selection = async () => (await discover(registry, board, search, { filter: {}, q: undefined, sort: 'reliability', minSuccessRate: undefined, limit: LLMS_SELECTION, cursor: undefined }))?.bees ?? []
+  const selection = async () => (await discover(listing, board, search, { filter: {}, q: undefined, sort: 'reliability', minSuccessRate: undefined, limit: LLMS_SELECTION, cursor: undefined }))?.bees ?? []
   const text = bee === undefined ? llmsIndex(await selection(), base, LLMS_PAGE) : beePage(bee, base)
   return { contents: [{ uri, mimeType: MARKDOWN, text }] }
 }

@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/server'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { CatalogListing } from '../../core/catalog-listing.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { Registry } from '../../core/registry.js'
 import type { CatalogSearch } from '../../core/search.js'
@@ -16,6 +17,8 @@ export interface McpOptions {
   board: HealthBoard
   /** The catalog's search, for find_bees. */
   search: CatalogSearch
+  /** The catalog a page at a time, for tools/list, resources/list and find_bees. */
+  listing: CatalogListing
   execute (request: ExecutionRequest): Promise<ExecutionOutcome>
 }
 
@@ -29,7 +32,7 @@ const instructions = 'Every Bee of the Apiary registry is a tool named by its id
  * answer any request). The low-level server, since Bees carry JSON Schema rather than Zod.
  */
 export function mcpServer (options: McpOptions, context: CallContext, era: Era): Server {
-  const { registry, board, search, execute } = options
+  const { registry, board, search, listing, execute } = options
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
     // 2025-era requests come without a session, so there is no stream to announce a change on; on
     // 2026-07-28 a client opens one with subscriptions/listen.
@@ -42,14 +45,16 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
       'resources/templates/list': { ttlMs: 0, cacheScope: 'public' }
     }
   })
-  server.setRequestHandler('tools/list', (request) => listTools(registry, request.params?.cursor))
-  server.setRequestHandler('resources/list', (request) => listResources(registry, board, search, request.params?.cursor))
+  server.setRequestHandler('tools/list', (request) => listTools(listing, request.params?.cursor))
+  server.setRequestHandler('resources/list', (request) => listResources(listing, board, search, request.params?.cursor))
   server.setRequestHandler('resources/templates/list', () => resourceTemplates)
-  server.setRequestHandler('resources/read', ({ params }) => readResource(registry, board, search, params.uri, context.baseUrl))
+  server.setRequestHandler('resources/read', ({ params }) => readResource(registry, listing, board, search, params.uri, context.baseUrl))
   server.setRequestHandler('tools/call', async ({ params }) => {
-    if (params.name === FIND_BEES) return await findBees(registry, board, search, params.arguments, era)
-    const currency = registry.get(params.name)?.record.pricing.currency ?? ''
-    return toCallResult(params.name, currency, await execute(executionRequest(params, context)), era)
+    if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
+    const outcome = await execute(executionRequest(params, context))
+    // Looked up after the call, which loaded it: no second read.
+    const currency = (await registry.lookup(params.name))?.record.pricing.currency ?? ''
+    return toCallResult(params.name, currency, outcome, era)
   })
   return server
 }

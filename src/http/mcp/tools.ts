@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server'
-import type { RegisteredBee } from '../../core/registry.js'
+import type { BeeRecord } from '../../core/schemas.js'
 import { toToolSchema } from './json-schema.js'
 import { META } from './meta.js'
 
@@ -11,8 +11,8 @@ type ToolSchema = Tool['inputSchema']
  * an Idempotency-Key charges again); a free Bee changes nothing. Remote (published) Bees reach a
  * publisher's server: an open world.
  */
-export function beeTool (bee: RegisteredBee): Tool {
-  const { record } = bee
+export function beeTool (record: BeeRecord): Tool {
+  const paid = record.pricing.type !== 'free'
   return {
     name: record.id,
     title: record.name,
@@ -21,10 +21,10 @@ export function beeTool (bee: RegisteredBee): Tool {
     outputSchema: toToolSchema(record.outputSchema as never) as ToolSchema,
     annotations: {
       title: record.name,
-      readOnlyHint: !bee.paid,
+      readOnlyHint: !paid,
       destructiveHint: false,
-      idempotentHint: !bee.paid,
-      openWorldHint: bee.remote
+      idempotentHint: !paid,
+      openWorldHint: record.type === 'remote'
     },
     _meta: {
       [META.pricing]: { ...record.pricing },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from 'typebox'
-import { ref } from '../../core/schemas.js'
+import { discover } from '../../core/discovery.js'
+import { ref, type BeeRecord } from '../../core/schemas.js'
 import { agentCard } from '../a2a/card.js'
 import { A2aEndpoint } from '../a2a/endpoint.js'
 import { apiaryDetails } from '../a2a/errors.js'
@@ -16,14 +17,24 @@ import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { walletTokenOf } from '../wallet-token.js'
+import { LLMS_SELECTION } from './llms.js'
 
 /** The A2A door: the agent card, and the JSON-RPC binding's SendMessage over the execution pipeline. */
 const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
+  const { board } = fastify.beeHealth
   const endpoint = new A2aEndpoint({ registry, execute: (request) => executor.execute(request) })
-  // One card per registry version, A2A version and origin the service is reached at (bounded: Host is the client's).
-  const fresh = () => ({ version: registry.version, byOrigin: new PerBaseUrl(), legacyByOrigin: new PerBaseUrl() })
+  // One card per registry and health version, A2A version and origin the service is reached at (bounded: Host is the client's).
+  const fresh = () => ({ version: registry.version, health: board.version, skills: undefined as Promise<BeeRecord[]> | undefined, byOrigin: new PerBaseUrl(), legacyByOrigin: new PerBaseUrl() })
   let cards = fresh()
+  // The skills: the built-in Bees and the most reliable published ones, as llms.txt selects them, in id order.
+  const skills = async () => {
+    const page = await discover(fastify.catalog.listing, board, fastify.catalog.search,
+      { filter: {}, q: undefined, sort: 'reliability', minSuccessRate: undefined, limit: LLMS_SELECTION, cursor: undefined })
+    const selected = new Map((page?.bees ?? []).map(({ health: _health, ...record }) => [record.id, record as BeeRecord]))
+    for (const { record } of registry.builtins()) selected.set(record.id, record)
+    return [...selected.values()].sort((a, b) => a.id < b.id ? -1 : 1)
+  }
 
   fastify.get(AGENT_CARD_PATH, {
     schema: {
@@ -31,7 +42,7 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       operationId: 'agent-card',
       security: [],
       summary: 'The A2A agent card',
-      description: `Every active Bee is a skill; the JSON-RPC endpoint (A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION}) is POST ${A2A_PATH}. ` +
+      description: `The built-in Bees and the ${LLMS_SELECTION} most reliable published ones are its skills (any Bee can be sent to; GET /api/bees lists them all); the JSON-RPC endpoint (A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION}) is POST ${A2A_PATH}. ` +
         `The ${A2A_VERSION} card with A2A-Version: ${A2A_VERSION}, the ${LEGACY_A2A_VERSION} card without. ` +
         'Rebuilt when the registry changes; a strong ETag gives 304 on If-None-Match.',
       response: {
@@ -43,11 +54,14 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request, reply) => {
     // The URLs in the card are where the client reached us (behind a gateway: its X-Forwarded-Proto and -Host).
     const origin = baseUrlOf(request)
-    if (cards.version !== registry.version) cards = fresh()
+    if (cards.version !== registry.version || cards.health !== board.version) cards = fresh()
+    const current = cards
+    current.skills ??= skills()
+    const listed = await current.skills
     const version = request.headers['a2a-version']
     const card = isLegacyVersion(Array.isArray(version) ? version[0] : version)
-      ? cards.legacyByOrigin.get(origin, () => JSON.stringify(legacyAgentCard(agentCard(origin, registry.all()))))
-      : cards.byOrigin.get(origin, () => JSON.stringify(agentCard(origin, registry.all())))
+      ? current.legacyByOrigin.get(origin, () => JSON.stringify(legacyAgentCard(agentCard(origin, listed))))
+      : current.byOrigin.get(origin, () => JSON.stringify(agentCard(origin, listed)))
     reply.header('vary', 'A2A-Version')
     return sendCached(request, reply, card, 'application/json; charset=utf-8')
   })

@@ -38,7 +38,7 @@ const beeOpenApiRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const bee = registry.get(request.params.id)
+    const bee = await registry.lookup(request.params.id)
     if (bee === undefined) throw beeNotFound(request.params.id)
     return sendCached(request, reply, openapiDocuments.bee(bee), 'application/json; charset=utf-8')
   })

@@ -9,6 +9,7 @@ import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import type { RegisteredBee } from '../../core/registry.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
+import { DiscoveryAnswers } from '../discovery-answers.js'
 import { mountGenericExecute } from '../execute-route.js'
 import { BAD_HOST, BEE_NOT_FOUND, PAGE_REFUSED } from '../refusals.js'
 import { BeeIdParams, BeeList, BeeRecord, ref, StringEnum, type BeeHealth } from '../../core/schemas.js'
@@ -64,8 +65,9 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(accepts)
   const { registry } = fastify
   const { board } = fastify.beeHealth
-  // The bare discovery answer changes only with the registry and the health figures: serialized once per version of each.
-  let bare: { version: number, health: number, page: CachedText } | null = null
+  // Discovery answers change only with the registry and the health figures: each is read and serialized once per version of both.
+  const answers = new DiscoveryAnswers()
+  const versions = () => `${registry.version}:${board.version}`
   // A record object is replaced whenever its Bee changes, and a Bee's figures whenever they change, so a cache keyed by
   // the record and checked against the figures never serves stale bytes.
   const details = new WeakMap<object, { health: BeeHealth, detail: CachedText }>()
@@ -95,16 +97,13 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const { limit, cursor, sort, minSuccessRate, q, ...filter } = request.query
-    const isBare = cursor === undefined && limit === DEFAULT_PAGE && (sort ?? 'id') === 'id' && minSuccessRate === undefined && q === undefined &&
-      Object.values(filter).every((value) => value === undefined)
-    if (isBare && bare !== null && bare.version === registry.version && bare.health === board.version) {
-      return sendCached(request, reply, bare.page, JSON_TYPE)
-    }
-    const found = await discover(registry, board, fastify.catalog.search, { filter, q, sort: sort ?? (q === undefined ? 'id' : 'relevance'), minSuccessRate, limit, cursor })
-    if (found === null) throw invalidCursor()
-    const page = cachedText(JSON.stringify(found))
-    if (isBare) bare = { version: registry.version, health: board.version, page }
+    const { limit, cursor, sort, minSuccessRate, q, category, colony, ownerId, pricing } = request.query
+    const query = { filter: { category, colony, ownerId, pricing }, q, sort: sort ?? (q === undefined ? 'id' : 'relevance'), minSuccessRate, limit, cursor } as const
+    const page = await answers.get(JSON.stringify(query), versions, async () => {
+      const found = await discover(fastify.catalog.listing, board, fastify.catalog.search, query)
+      return found === null ? null : cachedText(JSON.stringify(found))
+    })
+    if (page === null) throw invalidCursor()
     return sendCached(request, reply, page, JSON_TYPE)
   })
 
@@ -134,7 +133,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     // The same URL answers in two types: caches must key on Accept too, 304s and 404s included.
     reply.header('vary', 'Accept')
-    const bee = registry.get(request.params.id)
+    const found = registry.lookup(request.params.id)
+    const bee = found instanceof Promise ? await found : found
     if (bee === undefined) throw beeNotFound(request.params.id)
     if (wantsMarkdown(request)) {
       return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
@@ -166,7 +166,8 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (request, reply) => {
-    const bee = registry.get(request.params.id)
+    const found = registry.lookup(request.params.id)
+    const bee = found instanceof Promise ? await found : found
     if (bee === undefined) throw beeNotFound(request.params.id)
     return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
   })

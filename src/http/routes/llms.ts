@@ -33,12 +33,14 @@ const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry } = fastify
   const { board } = fastify.beeHealth
   const page = (sort: DiscoverySort, limit: number, cursor?: string) =>
-    discover(registry, board, fastify.catalog.search, { filter: {}, q: undefined, sort, minSuccessRate: undefined, limit, cursor })
+    discover(fastify.catalog.listing, board, fastify.catalog.search, { filter: {}, q: undefined, sort, minSuccessRate: undefined, limit, cursor })
   // The selection moves with the catalog and with the health figures: rendered once per version of both.
   const fresh = () => ({
     registry: registry.version,
     health: board.version,
     selection: undefined as Promise<BeeRecord[]> | undefined,
+    /** The selected Bees loaded, for llms-full.txt's pages. */
+    bees: undefined as Promise<RegisteredBee[]> | undefined,
     index: new PerBaseUrl(),
     full: new PerBaseUrl()
   })
@@ -83,8 +85,10 @@ const llmsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const baseUrl = baseUrlOf(request)
     const chosen = await selection()
-    const bees = () => chosen.map((record) => registry.get(record.id)).filter((bee): bee is RegisteredBee => bee !== undefined)
-    return sendCached(request, reply, current().full.get(baseUrl, () => llmsFull(bees(), baseUrl, LLMS_PAGE)), TEXT_TYPE)
+    const cache = current()
+    cache.bees ??= Promise.all(chosen.map((record) => registry.lookup(record.id))).then((bees) => bees.filter((bee): bee is RegisteredBee => bee !== undefined))
+    const bees = await cache.bees
+    return sendCached(request, reply, cache.full.get(baseUrl, () => llmsFull(bees, baseUrl, LLMS_PAGE)), TEXT_TYPE)
   })
 
   fastify.get(LLMS_PAGES_PATH, {

@@ -13,7 +13,7 @@ import { MCP_OAUTH_PATH, mcpBearerToken, requireMcpBearer } from '../mcp/oauth-b
 /** POST /mcp: the Model Context Protocol door to the execution pipeline. Every active Bee is a tool. */
 const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
-  const endpoint = new McpEndpoint({ registry, board: fastify.beeHealth.board, search: fastify.catalog.search, execute: (request) => executor.execute(request) })
+  const endpoint = new McpEndpoint({ registry, board: fastify.beeHealth.board, search: fastify.catalog.search, listing: fastify.catalog.listing, execute: (request) => executor.execute(request) })
   // A catalog sync may change many Bees at once: their listeners hear of it once.
   let announcing = false
   const unsubscribe = registry.onChange(() => {

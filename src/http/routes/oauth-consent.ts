@@ -180,9 +180,10 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     if (!Number.isInteger(days) || days < 1 || days > 90) throw new FormProblem('Expires after must be a whole number of days from 1 to 90.')
     const beeList = (form.bees ?? '').trim()
     const bees = beeList === '' || beeList.toLowerCase() === 'all' ? null : [...new Set(beeList.split(/[\s,]+/).filter((id) => id !== ''))]
-    const unknown = bees?.find((id) => !isBeeId(id) || registry.get(id) === undefined)
-    if (unknown !== undefined) throw new FormProblem(`There is no Bee "${unknown}". Give Bee ids separated by commas, or all.`)
     if (bees !== null && bees.length > 100) throw new FormProblem('Name at most 100 Bees, or all.')
+    for (const id of bees ?? []) {
+      if (!isBeeId(id) || await registry.lookup(id) === undefined) throw new FormProblem(`There is no Bee "${id}". Give Bee ids separated by commas, or all.`)
+    }
     const now = walletTokens.keyring.now()
     const holder = await holderFor(request, interaction.server, form.wallet_key, now)
     return await mintTokenRow(ledger, holder, {
@@ -192,7 +193,7 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
       bees,
       categories: null,
       label: `OAuth: ${interaction.clientName} (${interaction.redirectUri.host})`.slice(0, 200)
-    }, (beeId) => registry.get(beeId)?.record.category, now)
+    }, async (beeId) => (await registry.lookup(beeId))?.record.category, now)
   }
 
   async function holderFor (request: FastifyRequest, server: IssuerServer, walletKey: string | undefined, now: number): Promise<TokenHolder> {

@@ -172,7 +172,7 @@ function managed (bee: RegisteredBee, stored: StoredBee | undefined): Static<typ
 const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { registry, catalog, config } = fastify
   const store = fastify.ledger.catalog
-  const isBuiltIn = (id: string) => registry.get(id)?.remote === false
+  const isBuiltIn = (id: string) => registry.builtin(id) !== undefined
 
   async function checkEndpoint (endpoint: string): Promise<void> {
     const problem = await catalog.egress.check(endpoint)
@@ -251,7 +251,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     await catalog.refresh()
     request.log.info({ beeId: stored.id, ownerId: stored.ownerId }, 'Bee published')
-    const bee = registry.get(stored.id) as RegisteredBee
+    const bee = await registry.lookup(stored.id) as RegisteredBee
     return reply.code(201).send({ ...managed(bee, stored), signingSecret: stored.signingSecret })
   })
 
@@ -287,11 +287,11 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       if (!byAdmin) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only the operator may change its status.`)
       const other = Object.keys(body).find((field) => !STATUS_FIELDS.has(field))
       if (other !== undefined) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only its status can change, not ${other}.`)
-      const bee = registry.get(id) as RegisteredBee
+      const bee = registry.builtin(id) as RegisteredBee
       const next = nextStatus(bee.record, body, true)
       await store.setBuiltinState({ id, ...next, updatedAt: now })
       await catalog.refresh()
-      return managed(registry.get(id) as RegisteredBee, undefined)
+      return managed(registry.builtin(id) as RegisteredBee, undefined)
     }
 
     const stored = await owned(request, id)
@@ -317,7 +317,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     await store.updateBee(updated)
     await catalog.refresh()
     request.log.info({ beeId: id, status: updated.status }, 'Bee changed')
-    return managed(registry.get(id) as RegisteredBee, updated)
+    return managed(await registry.lookup(id) as RegisteredBee, updated)
   })
 
   fastify.delete(`/bees/${BEE_ID_PARAM}`, {

@@ -23,8 +23,8 @@ const notSubscribed = (id: string) => new ApiError(404, 'SUBSCRIPTION_NOT_FOUND'
 const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { ledger, registry } = fastify
   const common = { tags: ['subscriptions'], security: [{ walletToken: [] }], params: BeeIdParams }
-  const beeOf = (id: string): RegisteredBee => {
-    const bee = registry.get(id)
+  const beeOf = async (id: string): Promise<RegisteredBee> => {
+    const bee = await registry.lookup(id)
     if (bee === undefined) throw beeNotFound(id)
     return bee
   }
@@ -46,7 +46,7 @@ const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     onRequest: fastify.requireWalletHolder
   }, async (request, reply) => {
-    const bee = beeOf(request.params.id)
+    const bee = await beeOf(request.params.id)
     const { id, ownerId, pricing } = bee.record
     if (bee.plan === null) throw new ApiError(409, 'BEE_NOT_SUBSCRIPTION', `${id} is not priced by subscription (${pricing.type}).`)
     const subscribed = await ledger.subscriptions.subscribe({

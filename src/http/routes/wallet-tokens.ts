@@ -71,7 +71,7 @@ const walletTokenRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       bees: bees ?? null,
       categories: categories ?? null,
       label: label ?? null
-    }, (beeId) => registry.get(beeId)?.record.category, walletTokens.keyring.now())
+    }, async (beeId) => (await registry.lookup(beeId))?.record.category, walletTokens.keyring.now())
     request.log.info({ tokenId: token.id, parentId: token.parentId, walletId: token.walletId }, 'verification token minted')
     return reply.code(201).send({ ...view(token, holder.currency), token: jws })
   })

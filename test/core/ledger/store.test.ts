@@ -279,24 +279,29 @@ for (const backend of backends) {
     t.equal(await catalog.insertBee(bee), false, 'an id is taken once')
     t.ok(await catalog.version() > before, 'every change bumps the version')
     const loaded = await catalog.changesSince(before)
-    const { secrets, ...loadedBee } = loaded.bees[0] ?? t.fail('the new Bee is a change') as never
+    t.same(loaded.changed, ['remote-one'], 'the new Bee is a change')
+    const { secrets, ...loadedBee } = await catalog.catalogBee('remote-one') ?? t.fail('the new Bee loads') as never
     t.same({ ...loadedBee, ...secrets() }, bee, 'what is stored comes back whole, its secrets opened on demand')
+    t.equal(await catalog.catalogBee('absent'), null)
     t.equal(loaded.version, await catalog.version())
-    t.same((await catalog.changesSince(loaded.version)).bees, [], 'only what changed after the version seen')
+    t.same((await catalog.changesSince(loaded.version)).changed, [], 'only what changed after the version seen')
     t.same(await catalog.publishedBee('remote-one'), bee)
     t.equal(await catalog.publishedBee('absent'), null)
 
     await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
-    t.match((await catalog.changesSince(loaded.version)).bees, [{ status: 'deprecated', statusMessage: 'old', version: 2 }])
+    t.same((await catalog.changesSince(loaded.version)).changed, ['remote-one'])
+    t.match(await catalog.catalogBee('remote-one'), { status: 'deprecated', statusMessage: 'old', version: 2 })
+    t.same(await catalog.activeBees({}, 10), [], 'a deprecated Bee is not listed')
 
     await catalog.setBuiltinState({ id: 'text-summarizer', status: 'inactive', statusMessage: 'm', sunsetAt: null, updatedAt: createdAt })
     await catalog.setBuiltinState({ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt })
     t.same((await catalog.changesSince(loaded.version)).states, [{ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt }])
+    t.same(await catalog.builtinStates(), [{ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt }], 'the built-ins\' states alone')
 
     t.equal(await catalog.deleteBee('remote-one'), true)
     t.equal(await catalog.deleteBee('remote-one'), false)
     const afterRemoval = await catalog.changesSince(loaded.version)
-    t.same(afterRemoval.bees, [])
+    t.same(afterRemoval.changed, [])
     t.same(afterRemoval.removed, ['remote-one'], 'a removal travels as a tombstone')
   })
 }

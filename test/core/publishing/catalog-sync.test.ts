@@ -26,6 +26,9 @@ async function twoInstances (t: Parameters<typeof build>[0], databaseUrl: string
   return { fake, one, two, publisher: await createPublisher(one) }
 }
 
+/** The status of a call to the Bee: what its execution path (the registry's cache, not discovery) serves. */
+const callOn = async (app: App, id: string) => (await app.inject({ method: 'POST', url: `/api/bees/${id}/execute`, payload: { text: 'hi' } })).statusCode
+
 const nameOn = async (app: App, id: string) => {
   const response = await app.inject(`/api/bees/${id}`)
   return response.statusCode === 200 ? response.json<{ name: string }>().name : null
@@ -46,8 +49,16 @@ test('PostgreSQL: a publish, a change and a removal on one instance are served b
   const call = await two.inject({ method: 'POST', url: '/api/bees/traveller/execute', payload: { text: 'hi' } })
   t.equal(call.statusCode, 200, 'and the other calls it, its secret opened on first use')
 
+  // The other has it loaded now: a change evicts it there.
+  const paused = await one.inject({ method: 'PATCH', url: '/api/bees/traveller', headers: publisher.headers, payload: { status: 'inactive' } })
+  t.equal(paused.statusCode, 200)
+  t.not(await within(1000, async () => await callOn(two, 'traveller') === 409), null, 'made inactive on one, refused by the other, which had it loaded')
+  await one.inject({ method: 'PATCH', url: '/api/bees/traveller', headers: publisher.headers, payload: { status: 'active' } })
+  t.not(await within(1000, async () => await callOn(two, 'traveller') === 200), null, 'and active again')
+
   t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/traveller', headers: publisher.headers })).statusCode, 204)
   t.not(await within(1000, async () => await nameOn(two, 'traveller') === null), null, 'removed on one, gone from the other')
+  t.equal(await callOn(two, 'traveller'), 404, 'and no longer called there')
 })
 
 test('PostgreSQL: a change whose notification is lost is served by the poll', { skip: postgresSkip }, async (t) => {
@@ -56,6 +67,7 @@ test('PostgreSQL: a change whose notification is lost is served by the poll', { 
   const { fake, one, two, publisher } = await twoInstances(t, backend.url, '200')
   await publish(one, publisher.headers, beeBody('quiet', fake.url))
   t.not(await within(1000, async () => await nameOn(two, 'quiet') !== null), null)
+  t.equal(await callOn(two, 'quiet'), 200, 'the other has it loaded')
 
   // The change committed as the store commits one (next version, stamped on the row), without its NOTIFY.
   await runSql(backend, [
@@ -64,11 +76,18 @@ test('PostgreSQL: a change whose notification is lost is served by the poll', { 
        change_seq = (SELECT version FROM catalog_version WHERE id = 1) WHERE id = 'quiet'`
   ])
   t.not(await within(1000, async () => await nameOn(two, 'quiet') === 'Quietly renamed'), null, 'the poll finds what no notification announced')
+  await runSql(backend, [
+    'UPDATE catalog_version SET version = version + 1 WHERE id = 1',
+    `UPDATE published_bees SET status = 'inactive', version = version + 1,
+       change_seq = (SELECT version FROM catalog_version WHERE id = 1) WHERE id = 'quiet'`
+  ])
+  t.not(await within(1000, async () => await callOn(two, 'quiet') === 409), null, 'and evicts the loaded Bee: the change is what its calls see')
 
   // The listener's connection dropped (a restart, a network cut): the poll serves, and listens again.
   await runSql(backend, ["SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'apiary catalog listener %' AND pid <> pg_backend_pid()"])
   t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/quiet', headers: publisher.headers })).statusCode, 204)
   t.not(await within(1000, async () => await nameOn(two, 'quiet') === null), null, 'removal propagates with the listener gone')
+  t.equal(await callOn(two, 'quiet'), 404, 'and evicts it')
 })
 
 test('SQLite: instances on one file see each other\'s removals by the poll', async (t) => {

@@ -140,7 +140,7 @@ test('a Bee that fails is a tool error for a publisher\'s Bee and an internal er
   fake.mode = 'error'
   // A paid built-in whose handler breaks its own output schema.
   app.registry.register({
-    ...app.registry.get('sentiment-analyzer')!.definition,
+    ...app.registry.builtin('sentiment-analyzer')!.definition,
     id: 'broken',
     outputSchema: Type.Object({ n: Type.Number() }),
     execute: async () => ({ result: { n: 'not a number' } as never, confidence: 1, freshness: 0 })

@@ -22,7 +22,7 @@ test('every client negotiates its version and walks every active Bee across page
   const publisher = await createPublisher(app)
   // 3 built-in and 50 published Bees: more than one page of 50.
   for (let i = 0; i < 50; i++) await publish(app, publisher.headers, beeBody(`shout-${String(i).padStart(2, '0')}`, fake.url))
-  const expected = ['find_bees', ...app.registry.all().map((bee) => bee.record.id)]
+  const expected = ['find_bees', ...[...app.registry.builtins().map((bee) => bee.record.id), ...Array.from({ length: 50 }, (_, i) => `shout-${String(i).padStart(2, '0')}`)].sort()]
   t.equal(expected.length, 54)
 
   for (const [name, connect] of Object.entries(clients)) {
@@ -54,7 +54,7 @@ test('a tool is its Bee: title, description, schemas in the tool dialect, annota
   const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]))
 
   const sentiment = byName['sentiment-analyzer']!
-  const record = app.registry.get('sentiment-analyzer')!.record
+  const record = app.registry.builtin('sentiment-analyzer')!.record
   t.equal(sentiment.title, record.name)
   t.equal(sentiment.description, record.description)
   t.same(sentiment._meta, {
@@ -66,7 +66,7 @@ test('a tool is its Bee: title, description, schemas in the tool dialect, annota
   t.same(sentiment.annotations, { title: record.name, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     'a paid Bee spends money: neither read-only nor idempotent')
   t.same(byName['text-summarizer']!.annotations, {
-    title: app.registry.get('text-summarizer')!.record.name, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false
+    title: app.registry.builtin('text-summarizer')!.record.name, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false
   }, 'a free built-in Bee changes nothing')
   t.equal(byName['sentiment-analyzer']!.outputSchema.properties.sentiment.enum.length, 3)
 

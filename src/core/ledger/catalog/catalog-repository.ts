@@ -42,12 +42,24 @@ export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecre
   secrets (): { signingSecret: string, previousSigningSecret: string | null }
 }
 
-/** What changed in the catalog after a version: rows changed and Bees removed since, and the version read. */
+/** What changed in the catalog after a version: the ids of Bees changed and removed since, built-in states changed, and the version read. */
 export interface CatalogChanges {
   version: number
-  bees: CatalogBee[]
+  changed: string[]
   removed: string[]
   states: BuiltinState[]
+}
+
+/** Which active published Bees a listing takes. */
+export interface CatalogFilter {
+  category?: string | undefined
+  colony?: string | undefined
+  ownerId?: string | undefined
+  pricing?: string | undefined
+  /** Only Bees with an id after this one (keyset pagination in id order). */
+  after?: string | undefined
+  /** Only Bees with one of these ids (a search's hits, say). */
+  ids?: readonly string[] | undefined
 }
 
 /** A Bee's searchable text. */
@@ -92,8 +104,16 @@ export interface CatalogRepository {
   resealSecrets (): Promise<number>
   /** Bumped by every change: instances poll it to notice changes made elsewhere. */
   version (): Promise<number>
-  /** The rows changed and Bees removed after version `after` (-1: everything), with the version they bring the reader to. */
+  /** The ids of Bees changed and removed after version `after`, and the built-in states changed, with the version they bring the reader to. */
   changesSince (after: number): Promise<CatalogChanges>
+  /** Every built-in Bee's stored state (there are as many as built-in Bees, a handful). */
+  builtinStates (): Promise<BuiltinState[]>
+  /** One published Bee as the registry loads it (its secrets sealed until its first call), or null. */
+  catalogBee (id: string): Promise<CatalogBee | null>
+  /** The active published Bees matching `filter`, in id order, at most `limit`. */
+  activeBees (filter: CatalogFilter, limit: number): Promise<CatalogBee[]>
+  /** activeBees' ids alone: what a ranking needs before it knows which records its page takes. */
+  activeBeeIds (filter: CatalogFilter, limit: number): Promise<string[]>
   /**
    * Calls `onChange` as soon as another instance changes the catalog (PostgreSQL LISTEN/NOTIFY, one
    * channel per schema); a no-op where the database has no notifications. Resolves to what stops it.

@@ -4,7 +4,7 @@ import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
-import type { CatalogBee, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
@@ -74,6 +74,9 @@ const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: Secre
   return { ...bee, signingSecret, previousSigningSecret }
 }
 
+const stateOf = (row: Selectable<Tables['builtin_bee_states']>): BuiltinState =>
+  ({ id: row.id, status: row.status, statusMessage: row.status_message, sunsetAt: row.sunset_at, updatedAt: row.updated_at })
+
 const textOf = (bee: SearchText): SearchText => ({ id: bee.id, name: bee.name, category: bee.category, colony: bee.colony, description: bee.description })
 
 const wordsOf = (query: string) => query.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0)
@@ -98,6 +101,22 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     await notifications.notify(trx, Number(version))
     return result
   })
+
+  // Ids are compared as JavaScript compares them (byte order), whatever the database's collation, so pages
+  // merge with the built-in Bees and a cursor means the same on every backend.
+  const idInByteOrder = dialect === 'postgres' ? sql<string>`id COLLATE "C"` : sql<string>`id`
+
+  /** The active published Bees a filter takes, to select from. */
+  const active = (filter: CatalogFilter) => {
+    let query = db.selectFrom('published_bees').where('status', '=', 'active')
+    if (filter.category !== undefined) query = query.where('category', '=', filter.category)
+    if (filter.colony !== undefined) query = query.where('colony', '=', filter.colony)
+    if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId)
+    if (filter.pricing !== undefined) query = query.where('pricing_type', '=', filter.pricing as BeeRow['pricing_type'])
+    if (filter.after !== undefined) query = query.where(idInByteOrder, '>', filter.after)
+    if (filter.ids !== undefined) query = query.where('id', 'in', filter.ids)
+    return query
+  }
 
   const version = async () => {
     const row = await db.selectFrom('catalog_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()
@@ -183,18 +202,34 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     async changesSince (after) {
       // The version is read first: every change up to it has committed, and one committed meanwhile is read again next time.
       const current = await version()
-      const [rows, removals, states] = await Promise.all([
-        // In id order: the registry then places each Bee at the end of its list, as a whole catalog loads.
-        db.selectFrom('published_bees').selectAll().where('change_seq', '>', after).orderBy('id').execute(),
+      const [changed, removals, states] = await Promise.all([
+        db.selectFrom('published_bees').select('id').where('change_seq', '>', after).execute(),
         db.selectFrom('catalog_removals').select('id').where('change_seq', '>', after).execute(),
         db.selectFrom('builtin_bee_states').selectAll().where('change_seq', '>', after).execute()
       ])
-      return {
-        version: current,
-        bees: rows.map(({ change_seq: _seq, ...row }) => catalogBeeOf(row, box)),
-        removed: removals.map((row) => row.id),
-        states: states.map((row) => ({ id: row.id, status: row.status, statusMessage: row.status_message, sunsetAt: row.sunset_at, updatedAt: row.updated_at }))
-      }
+      return { version: current, changed: changed.map((row) => row.id), removed: removals.map((row) => row.id), states: states.map(stateOf) }
+    },
+
+    async builtinStates () {
+      return (await db.selectFrom('builtin_bee_states').selectAll().execute()).map(stateOf)
+    },
+
+    async catalogBee (id) {
+      if (!isBeeId(id)) return null
+      const row = await db.selectFrom('published_bees').selectAll().where('id', '=', id).executeTakeFirst()
+      return row === undefined ? null : catalogBeeOf(row, box)
+    },
+
+    async activeBees (filter, limit) {
+      if (filter.ids?.length === 0) return []
+      const rows = await active(filter).selectAll().orderBy(idInByteOrder).limit(limit).execute()
+      return rows.map((row) => catalogBeeOf(row, box))
+    },
+
+    async activeBeeIds (filter, limit) {
+      if (filter.ids?.length === 0) return []
+      const rows = await active(filter).select('id').orderBy(idInByteOrder).limit(limit).execute()
+      return rows.map((row) => row.id)
     },
 
     watch: (onChange, onError) => notifications.listen(onChange, onError),

@@ -1,0 +1,68 @@
+import type { CatalogFilter, CatalogRepository } from './ledger/catalog/catalog-repository.js'
+import { publishedRecord } from './publishing/published-bee.js'
+import type { Registry } from './registry.js'
+import type { BeeRecord } from './schemas.js'
+
+const matches = (record: BeeRecord, filter: CatalogFilter) =>
+  record.status === 'active' &&
+  (filter.after === undefined || record.id > filter.after) &&
+  (filter.ids === undefined || filter.ids.includes(record.id)) &&
+  (filter.category === undefined || record.category === filter.category) &&
+  (filter.colony === undefined || record.colony === filter.colony) &&
+  (filter.ownerId === undefined || record.ownerId === filter.ownerId) &&
+  (filter.pricing === undefined || record.pricing.type === filter.pricing)
+
+/** Two lists in id order as one, cut at `limit`, and whether more follow. */
+function merged<T> (builtins: T[], stored: T[], idOf: (item: T) => string, limit: number): { items: T[], more: boolean } {
+  const items: T[] = []
+  let [b, s] = [0, 0]
+  while (items.length <= limit && (b < builtins.length || s < stored.length)) {
+    const [builtin, published] = [builtins[b], stored[s]]
+    if (published === undefined || (builtin !== undefined && idOf(builtin) < idOf(published))) {
+      items.push(builtin as T)
+      b++
+    } else {
+      items.push(published)
+      s++
+    }
+  }
+  return { items: items.slice(0, limit), more: items.length > limit }
+}
+
+/**
+ * The active Bees as the catalog lists them: published ones read a page at a time from the database (filtered,
+ * in id order, keyset-paged there), merged in id order with the built-in Bees, which live in code.
+ */
+export class CatalogListing {
+  readonly #registry: Registry
+  readonly #store: CatalogRepository
+
+  constructor (registry: Registry, store: CatalogRepository) {
+    this.#registry = registry
+    this.#store = store
+  }
+
+  #builtins (filter: CatalogFilter): BeeRecord[] {
+    return this.#registry.builtins().flatMap(({ record }) => matches(record, filter) ? [record] : [])
+  }
+
+  /** The active Bees matching `filter`, in id order, at most `limit`, and whether more follow. */
+  async list (filter: CatalogFilter, limit: number): Promise<{ records: BeeRecord[], more: boolean }> {
+    const stored = (await this.#store.activeBees(filter, limit + 1)).map(publishedRecord)
+    const { items, more } = merged(this.#builtins(filter), stored, (record) => record.id, limit)
+    return { records: items, more }
+  }
+
+  /** list's ids alone, for a ranking, which then reads only its page's records (see `records`). */
+  async ids (filter: CatalogFilter, limit: number): Promise<string[]> {
+    const stored = await this.#store.activeBeeIds(filter, limit + 1)
+    return merged(this.#builtins(filter).map((record) => record.id), stored, (id) => id, limit).items
+  }
+
+  /** The records of the active Bees among `ids`, in the order of `ids`. */
+  async records (ids: readonly string[]): Promise<BeeRecord[]> {
+    const { records } = await this.list({ ids }, ids.length)
+    const byId = new Map(records.map((record) => [record.id, record]))
+    return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+}

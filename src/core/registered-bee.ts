@@ -1,0 +1,65 @@
+import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
+import { toMicros } from './money.js'
+import type { BeeDefinition, RegisteredBee } from './registry.js'
+import type { BeeRecord } from './schemas.js'
+import { checkBodySchema, compileBodySchema, lazyValidator } from './validation.js'
+
+/** A Bee's definition without the function that runs it: all a listing needs. */
+export type BeeDescription = Omit<BeeDefinition, 'execute'>
+
+export const executePath = (id: string) => `/api/bees/${id}/execute`
+
+/** A subscription Bee's plan in micro-units; its costPerCall must be the overage price (0 without one). */
+function planMicros (definition: BeeDescription): PlanMicros | null {
+  const { type, plan, costPerCall } = definition.pricing
+  if (type !== 'subscription') return null
+  if (plan === undefined) throw new Error(`Subscription Bee "${definition.id}" needs a plan`)
+  const periodPriceMicros = toMicros(plan.periodPrice)
+  const overageMicros = plan.overagePrice === null ? null : toMicros(plan.overagePrice)
+  if (periodPriceMicros === null || periodPriceMicros <= 0 || (overageMicros === null && plan.overagePrice !== null)) {
+    throw new Error(`Bee "${definition.id}" has a plan price with more than 6 decimal places`)
+  }
+  if ((plan.overagePrice ?? 0) !== costPerCall) throw new Error(`Subscription Bee "${definition.id}": costPerCall must be the plan's overagePrice, or 0 without one`)
+  return { periodPriceMicros, periodSeconds: plan.periodDays * 86_400, includedCalls: plan.includedCalls, overageMicros }
+}
+
+/** A Bee's public record, as discovery lists it and its detail shows it (the keys in this order, in every answer). */
+export function recordOf (definition: BeeDescription): BeeRecord {
+  const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute: _callsPerMinute, ...metadata } = definition as BeeDefinition
+  return {
+    ...metadata,
+    endpoint: executePath(definition.id),
+    inputSchema,
+    outputSchema,
+    status: status ?? 'active',
+    statusMessage: statusMessage ?? null,
+    sunsetAt: sunsetAt ?? null,
+    lastUpdated: lastUpdated ?? new Date().toISOString()
+  }
+}
+
+/**
+ * What the execution pipeline needs of a Bee, computed once per Bee version. `callsPerMinute`: the operator's
+ * limit for a built-in Bee, which replaces its own.
+ */
+export function registeredBee (definition: BeeDefinition, remote: boolean, callsPerMinute?: number): RegisteredBee {
+  const priceMicros = toMicros(definition.pricing.costPerCall)
+  if (priceMicros === null) throw new Error(`Bee "${definition.id}" has a price with more than 6 decimal places`)
+  if (definition.pricing.type === 'pay-per-use' && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
+  const plan = planMicros(definition)
+  const { inputSchema, outputSchema } = definition
+  checkBodySchema(inputSchema)
+  checkBodySchema(outputSchema)
+  return {
+    record: recordOf(definition),
+    definition,
+    paid: definition.pricing.type !== 'free',
+    priceMicros,
+    plan,
+    // Compiled on the version's first call (not for the whole catalog at start, nor at every change), and freed with it (see compileBodySchema).
+    validateInput: lazyValidator(() => compileBodySchema(inputSchema)),
+    validateOutput: lazyValidator(() => compileBodySchema(outputSchema)),
+    remote,
+    callsPerMinute: callsPerMinute ?? definition.callsPerMinute ?? null
+  }
+}
