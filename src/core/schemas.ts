@@ -171,12 +171,21 @@ const ManagedFields = {
 }
 
 /** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
-export const ManagedBee = extended(BeeRecord, ManagedFields, 'A Bee with the details only its owner and the operator see.')
+// One part, titled, for the changed and the newly published Bee alike: the OpenAPI document lists it once.
+const ManagedDetails = Type.Object(ManagedFields, { title: 'BeeManagement', description: 'The details of a Bee only its owner and the operator see.' })
 
-export const PublishedBee = extended(BeeRecord, {
-  ...ManagedFields,
+export const ManagedBee = Type.Unsafe<Static<typeof BeeRecord> & Static<typeof ManagedDetails>>({
+  allOf: [ref(BeeRecord), ManagedDetails],
+  description: 'A Bee with the details only its owner and the operator see.'
+})
+
+const SigningSecret = Type.Object({
   signingSecret: Type.String({ description: 'HMAC-SHA256 key of the X-Apiary-Signature header on every forwarded call. Shown only here.' })
-}, 'A newly published Bee with its signing secret.')
+})
+export const PublishedBee = Type.Unsafe<Static<typeof ManagedBee> & Static<typeof SigningSecret>>({
+  allOf: [ref(BeeRecord), ManagedDetails, SigningSecret],
+  description: 'A newly published Bee with its signing secret.'
+})
 
 export const Publisher = Type.Object({
   id: Type.String({ description: 'Publisher identifier: the ownerId of its Bees.' }),
@@ -190,9 +199,12 @@ export const CreatedPublisher = Type.Object({
   key: Type.String({ description: 'Publisher key for Authorization: Bearer. Shown only here; it is stored hashed.' })
 }, { description: 'A new publisher with its key.' })
 
+/** Titled: every listing's cursor is one shape in the OpenAPI document. */
+const NextCursor = Type.Unsafe<string | null>({ type: 'string', nullable: true, title: 'NextCursor', description: 'Pass as cursor to get the next page; null on the last page.' })
+
 export const BeeList = Type.Object({
   bees: Type.Array(ref(BeeRecord), { description: 'Active Bees matching the query, in id order.' }),
-  nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
+  nextCursor: NextCursor
 }, { description: 'The discovery list.' })
 
 /** A Bee every registry has, free to call: path examples name it so that they work as printed. */
@@ -320,7 +332,7 @@ export const PageQuery = Type.Object({
 /** A page of items with the cursor of the next page. */
 export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
   [name]: Type.Array(item, { description: 'This page, in order.' }),
-  nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
+  nextCursor: NextCursor
 }, { description: 'One page.' })
 
 export const WalletStatement = extended(Wallet, {
