@@ -10,7 +10,9 @@ const WORDS = ['glacier', 'pollen', 'counter', 'river', 'tide', 'solar', 'wind',
   'earthquake', 'ocean', 'forest', 'crop', 'soil', 'bird', 'song', 'chess', 'route', 'parking', 'energy', 'price', 'ticket', 'email']
 const CATEGORIES = ['data', 'language', 'utility', 'reasoning', 'finance', 'geo', 'media', 'science']
 const COLONIES = ['community', 'earth', 'city', 'markets', 'studio']
-const SCHEMA = JSON.stringify({ type: 'object', properties: { text: { type: 'string', maxLength: 1000 } }, required: ['text'], additionalProperties: false })
+export const INPUT_SCHEMA = { type: 'object', properties: { text: { type: 'string', maxLength: 1000 } }, required: ['text'], additionalProperties: false }
+/** What test/fake-bee.ts answers, so that every seeded Bee can be executed against one fake remote Bee. */
+export const OUTPUT_SCHEMA = { type: 'object', properties: { shout: { type: 'string' }, length: { type: 'integer' } }, required: ['shout', 'length'] }
 
 const word = (i: number, salt: number) => WORDS[(i * 7 + salt * 13) % WORDS.length] as string
 
@@ -29,10 +31,10 @@ export function seedText (i: number) {
 const columns = ['id', 'owner_id', 'owner_email', 'name', 'description', 'category', 'colony', 'endpoint', 'input_schema', 'output_schema',
   'primary_services', 'pricing_type', 'cost_micros', 'currency', 'status', 'signing_secret', 'version', 'created_at', 'updated_at', 'change_seq'] as const
 
-function rowOf (i: number, ownerId: string, box: SecretBox, seq: number, now: string): unknown[] {
+function rowOf (i: number, seed: Seed, box: SecretBox, seq: number, now: string): unknown[] {
   const text = seedText(i)
-  return [text.id, ownerId, 'seed@example.com', text.name, text.description, text.category, text.colony, 'http://127.0.0.1:9/bee',
-    SCHEMA, SCHEMA, '["seed"]', 'free', 0, 'USD', 'active', box.seal(`bsk_seed_${i}`, text.id), 1, now, now, seq]
+  return [text.id, seed.ownerId, 'seed@example.com', text.name, text.description, text.category, text.colony, seed.endpoint,
+    JSON.stringify(INPUT_SCHEMA), JSON.stringify(OUTPUT_SCHEMA), '["seed"]', 'free', 0, 'USD', 'active', box.seal(`bsk_seed_${i}`, text.id), 1, now, now, seq]
 }
 
 const boxOf = (secretsKey: string) => {
@@ -41,11 +43,15 @@ const boxOf = (secretsKey: string) => {
   return new SecretBox(() => ({ current: key, previous: [] }))
 }
 
+/** Whose the seeded Bees are, and where they run (one remote Bee answers for all of them). */
+export interface Seed { ownerId: string, endpoint: string, count: number }
+
 /** Seeds `count` Bees straight into the catalog's tables (and its search index), as one change of the catalog version. */
-export async function seedCatalog (databaseUrl: string, secretsKey: string, ownerId: string, count: number): Promise<void> {
+export async function seedCatalog (databaseUrl: string, secretsKey: string, seed: Seed): Promise<void> {
   const box = boxOf(secretsKey)
   const now = new Date().toISOString()
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return await seedPostgres(databaseUrl, box, ownerId, count, now)
+  const { count } = seed
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return await seedPostgres(databaseUrl, box, seed, now)
   const database = new Database(databaseUrl)
   try {
     database.transaction(() => {
@@ -53,7 +59,7 @@ export async function seedCatalog (databaseUrl: string, secretsKey: string, owne
       const insert = database.prepare(`INSERT INTO published_bees (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
       const index = database.prepare('INSERT INTO catalog_search (id, name, category, colony, description) VALUES (?, ?, ?, ?, ?)')
       for (let i = 0; i < count; i++) {
-        insert.run(...rowOf(i, ownerId, box, seq, now))
+        insert.run(...rowOf(i, seed, box, seq, now))
         const text = seedText(i)
         index.run(text.id, text.name, text.category, text.colony, text.description)
       }
@@ -66,7 +72,8 @@ export async function seedCatalog (databaseUrl: string, secretsKey: string, owne
 /** COPY, the bulk path: text format, so tabs, newlines and backslashes in a value are escaped. */
 const copyLine = (values: unknown[]) => values.map((value) => String(value).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c] as string)).join('\t') + '\n'
 
-async function seedPostgres (databaseUrl: string, box: SecretBox, ownerId: string, count: number, now: string): Promise<void> {
+async function seedPostgres (databaseUrl: string, box: SecretBox, seed: Seed, now: string): Promise<void> {
+  const { count } = seed
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
@@ -74,7 +81,7 @@ async function seedPostgres (databaseUrl: string, box: SecretBox, ownerId: strin
     const { rows } = await client.query<{ version: string }>('UPDATE catalog_version SET version = version + 1 WHERE id = 1 RETURNING version')
     const seq = Number(rows[0]?.version)
     const lines = function * (make: (i: number) => unknown[]) { for (let i = 0; i < count; i++) yield copyLine(make(i)) }
-    await pipeline(Readable.from(lines((i) => rowOf(i, ownerId, box, seq, now))), client.query(copyFrom(`COPY published_bees (${columns.join(', ')}) FROM STDIN`)))
+    await pipeline(Readable.from(lines((i) => rowOf(i, seed, box, seq, now))), client.query(copyFrom(`COPY published_bees (${columns.join(', ')}) FROM STDIN`)))
     await pipeline(Readable.from(lines((i) => {
       const text = seedText(i)
       return [text.id, text.name, text.category, text.colony, text.description]

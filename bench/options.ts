@@ -24,8 +24,9 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration
   --quick        1 round of 1.5 s per side and 2 cold starts; writes bench/RESULTS.quick.md
   --only         run only the scenarios whose title contains a word (e.g. --only paid); writes no results file
   --cpu-prof     run the service with node --cpu-prof into DIR (skews timings); writes no results file
-  --catalog      the catalog at scale: 100,000 Bees on PostgreSQL, 10,000 on SQLite (2,000 with --quick), seeded with SQL,
-                 a tenth published through the API by 8 publishers; fails if publishing slows or RSS passes 250 MB
+  --catalog      the catalog at scale (issue 25): 100,000 Bees on PostgreSQL, 10,000 on SQLite (2,000 with --quick), seeded
+                 with SQL, a tenth published and PATCHed through the API by 8 publishers, every row of the issue's table;
+                 fails if publishing or PATCH slows, RSS passes 250 MB, or the OpenAPI document passes 150 KB or grows
 With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL, against a bare pg
 client, with other pool sizes and with two instances (the last two not with --quick).`
 

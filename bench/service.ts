@@ -21,6 +21,7 @@ export interface ServiceSpec {
   nodeFlags?: string[]
   /** Settings beyond the defaults below (METRICS_TOKEN, DATABASE_POOL_SIZE, …). */
   env?: Record<string, string>
+  startupLimitMs?: number
 }
 
 /** What the service answered to one GET, byte for byte (the body base64-encoded). */
@@ -31,7 +32,7 @@ export interface Captured {
 }
 
 /** Starts the built service the way `npm start` does, logging at info as operators run it. */
-export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {} }: ServiceSpec): Promise<Server> {
+export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {}, startupLimitMs }: ServiceSpec): Promise<Server> {
   return startServer({
     name,
     args: [...nodeFlags, SERVER_SCRIPT],
@@ -46,7 +47,8 @@ export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {}
       RATE_LIMIT_PUBLISHER_PER_WINDOW: '1000000000',
       ...env
     },
-    logFile: join(dir, `${name}.log`)
+    logFile: join(dir, `${name}.log`),
+    startupLimitMs
   })
 }
 

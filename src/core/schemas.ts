@@ -57,6 +57,9 @@ export const CURRENCY_PATTERN = '^[A-Z]{3}$'
 export const CurrencyCode = (description: string, options: { default?: string } = {}) =>
   Type.String({ pattern: CURRENCY_PATTERN, ...options, description })
 
+/** Said alike wherever a plan is given inline, so that the OpenAPI document refers to the one shared shape. */
+export const SUBSCRIPTION_PLAN_DESCRIPTION = 'A subscription plan (docs/payments/subscriptions.md).'
+
 /** The plan of a Bee priced `subscription` (the spec leaves it open: this is Apiary's one extra pricing field). */
 export const SubscriptionPlan = shared('SubscriptionPlan', Type.Object({
   periodPrice: Type.Number({ minimum: 0.000001, maximum: 1_000_000, description: 'Paid at the start of each period.' }),
@@ -65,7 +68,7 @@ export const SubscriptionPlan = shared('SubscriptionPlan', Type.Object({
   overagePrice: Type.Unsafe<number | null>({
     type: 'number', nullable: true, minimum: 0.000001, maximum: 1000, description: 'Price of each further call; null: none until the period resets.'
   })
-}, { additionalProperties: false, description: 'A subscription plan (docs/payments/subscriptions.md).' }))
+}, { additionalProperties: false, description: SUBSCRIPTION_PLAN_DESCRIPTION }))
 export type SubscriptionPlan = Static<typeof SubscriptionPlan>
 
 export const Pricing = Type.Object({
@@ -73,7 +76,7 @@ export const Pricing = Type.Object({
   costPerCall: Type.Number({ minimum: 0, description: 'Cost of one call in `currency`; 0 if free; a subscription\'s overagePrice or 0.' }),
   currency: Type.String({ description: 'ISO 4217 currency code of costPerCall.' }),
   // Inline, not by $ref: the Bee record is compiled on its own too (MCP's output schemas, clients).
-  plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, description: 'A subscription\'s plan.' }))
+  plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, title: 'SubscriptionPlan', description: SUBSCRIPTION_PLAN_DESCRIPTION }))
 }, { description: 'What one call costs.' })
 export type Pricing = Static<typeof Pricing>
 
@@ -147,7 +150,7 @@ export const BeeRateLimit = Type.Object({
     maximum: MAX_CALLS_PER_MINUTE,
     description: 'Most calls a minute from all callers, on every door; more get 429 BEE_RATE_LIMITED, not charged.'
   })
-}, { additionalProperties: false, description: 'A limit on calls to the Bee, counted across all its callers.' })
+}, { additionalProperties: false, title: 'BeeRateLimit', description: 'A limit on calls to the Bee, counted across all its callers.' })
 
 /**
  * A shared shape with more fields after its own, typed as both: `allOf` of the shape by `$ref` and the
@@ -168,12 +171,21 @@ const ManagedFields = {
 }
 
 /** What a publisher (or the operator) sees of a Bee it manages: the public record and the private parts. */
-export const ManagedBee = extended(BeeRecord, ManagedFields, 'A Bee with the details only its owner and the operator see.')
+// One part, titled, for the changed and the newly published Bee alike: the OpenAPI document lists it once.
+const ManagedDetails = Type.Object(ManagedFields, { title: 'BeeManagement', description: 'The details of a Bee only its owner and the operator see.' })
 
-export const PublishedBee = extended(BeeRecord, {
-  ...ManagedFields,
+export const ManagedBee = Type.Unsafe<Static<typeof BeeRecord> & Static<typeof ManagedDetails>>({
+  allOf: [ref(BeeRecord), ManagedDetails],
+  description: 'A Bee with the details only its owner and the operator see.'
+})
+
+const SigningSecret = Type.Object({
   signingSecret: Type.String({ description: 'HMAC-SHA256 key of the X-Apiary-Signature header on every forwarded call. Shown only here.' })
-}, 'A newly published Bee with its signing secret.')
+})
+export const PublishedBee = Type.Unsafe<Static<typeof ManagedBee> & Static<typeof SigningSecret>>({
+  allOf: [ref(BeeRecord), ManagedDetails, SigningSecret],
+  description: 'A newly published Bee with its signing secret.'
+})
 
 export const Publisher = Type.Object({
   id: Type.String({ description: 'Publisher identifier: the ownerId of its Bees.' }),
@@ -187,9 +199,12 @@ export const CreatedPublisher = Type.Object({
   key: Type.String({ description: 'Publisher key for Authorization: Bearer. Shown only here; it is stored hashed.' })
 }, { description: 'A new publisher with its key.' })
 
+/** Titled: every listing's cursor is one shape in the OpenAPI document. */
+const NextCursor = Type.Unsafe<string | null>({ type: 'string', nullable: true, title: 'NextCursor', description: 'Pass as cursor to get the next page; null on the last page.' })
+
 export const BeeList = Type.Object({
   bees: Type.Array(ref(BeeRecord), { description: 'Active Bees matching the query, in id order.' }),
-  nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
+  nextCursor: NextCursor
 }, { description: 'The discovery list.' })
 
 /** A Bee every registry has, free to call: path examples name it so that they work as printed. */
@@ -317,7 +332,7 @@ export const PageQuery = Type.Object({
 /** A page of items with the cursor of the next page. */
 export const paged = <T extends TSchema>(name: string, item: T) => Type.Object({
   [name]: Type.Array(item, { description: 'This page, in order.' }),
-  nextCursor: NullableString({ description: 'Pass as cursor to get the next page; null on the last page.' })
+  nextCursor: NextCursor
 }, { description: 'One page.' })
 
 export const WalletStatement = extended(Wallet, {

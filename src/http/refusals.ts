@@ -44,9 +44,9 @@ export const PAYLOAD_TOO_LARGE = refusal('The body is larger than BODY_LIMIT_BYT
 export const UNSUPPORTED_MEDIA_TYPE = refusal('The body is not JSON in UTF-8, or has a Content-Encoding other than gzip, deflate or br.',
   BODY_CODES[415], { name: 'UnsupportedMediaType' })
 
-/** 400, 413 and 415 of a route that reads a JSON body, with the route's own 400 codes. */
-export const bodyRefusals = (description: string, codes: readonly string[] = []) => ({
-  400: refusal(description, [...REQUEST_CODES, ...BODY_CODES[400], ...codes], { body: ValidationErrorBody }),
+/** 400, 413 and 415 of a route that reads a JSON body, with the route's own 400 codes; a `name` lists the 400 once. */
+export const bodyRefusals = (description: string, codes: readonly string[] = [], name?: string) => ({
+  400: refusal(description, [...REQUEST_CODES, ...BODY_CODES[400], ...codes], { body: ValidationErrorBody, name }),
   413: PAYLOAD_TOO_LARGE,
   415: UNSUPPORTED_MEDIA_TYPE
 })

@@ -1,3 +1,4 @@
+import SwaggerParser from '@apidevtools/swagger-parser'
 import type { OpenAPIV3 } from 'openapi-types'
 import type { Backend } from '../databases.js'
 import { startFakeBee, type FakeBee } from '../fake-bee.js'
@@ -87,7 +88,9 @@ export async function startTarget (backend: Backend, env: Record<string, string>
   await publishBee(url, bob, beeBody('other-bee', fakeBee.url, { pricing: paidPricing }))
   const payer = await createWallet(url, 1_000_000)
   const spare = await createWallet(url, 10)
-  const document = (await send(url, { method: 'GET', path: '/openapi/openapi.json' })).json as OpenAPIV3.Document
+  // What many operations give alike (parameters, responses, titled schemas) is a $ref: dereferenced, each operation
+  // reads whole, and the fuzzer builds its paths, queries and bodies from every part of it.
+  const document = await SwaggerParser.dereference((await send(url, { method: 'GET', path: '/openapi/openapi.json' })).json as OpenAPIV3.Document) as OpenAPIV3.Document
   return {
     url,
     server,

@@ -10,12 +10,17 @@ type Document = OpenAPIV3.Document
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const
 const root = new URL('../../', import.meta.url).pathname
 
-/** The codes an operation's error response lists (the enum of `code`, through a shared response if it is one). */
+/** An operation's response to a status, through a shared response if it is one. */
+function responseOf (document: Document, operation: OpenAPIV3.OperationObject | undefined, status: string): OpenAPIV3.ResponseObject | undefined {
+  const response = operation?.responses[status] as OpenAPIV3.ResponseObject | OpenAPIV3.ReferenceObject | undefined
+  return response !== undefined && '$ref' in response
+    ? document.components?.responses?.[response.$ref.replace('#/components/responses/', '')] as OpenAPIV3.ResponseObject
+    : response
+}
+
+/** The codes an operation's error response lists (the enum of `code`). */
 function listedCodes (document: Document, operation: OpenAPIV3.OperationObject, status: string): string[] | undefined {
-  let response = operation.responses[status] as OpenAPIV3.ResponseObject | OpenAPIV3.ReferenceObject | undefined
-  if (response !== undefined && '$ref' in response) {
-    response = document.components?.responses?.[response.$ref.replace('#/components/responses/', '')] as OpenAPIV3.ResponseObject
-  }
+  const response = responseOf(document, operation, status)
   const schema = response?.content?.['application/json']?.schema as OpenAPIV3.SchemaObject | undefined
   const code = (schema?.allOf?.[1] as OpenAPIV3.SchemaObject | undefined)?.properties?.code as OpenAPIV3.SchemaObject | undefined
   return code?.enum as string[] | undefined
@@ -30,7 +35,7 @@ function refusalsOf (document: Document) {
       if (operation === undefined || path === '/mcp' || path === '/mcp/oauth' || path === '/a2a') continue
       for (const status of Object.keys(operation.responses).filter((status) => Number(status) >= 400)) {
         // An HTML page (the OAuth consent page) says its refusal in words.
-        const response = operation.responses[status] as OpenAPIV3.ResponseObject
+        const response = responseOf(document, operation, status) as OpenAPIV3.ResponseObject
         if (response.content !== undefined && response.content['application/json'] === undefined) continue
         found.push({ label: `${method.toUpperCase()} ${path} ${status}`, status, codes: listedCodes(document, operation, status) })
       }
@@ -89,7 +94,7 @@ test('every code the source can send is listed, under its status', async (t) => 
   const source = codesInSource()
   t.ok(source.size > 50, `the source scan finds the codes (${source.size})`)
   for (const door of ['/mcp', '/a2a']) {
-    const forbidden = document.paths[door]?.post?.responses['403'] as OpenAPIV3.ResponseObject | undefined
+    const forbidden = responseOf(document, document.paths[door]?.post, '403')
     for (const code of JSON_RPC_DOORS_ONLY) t.match(forbidden?.description, code, `${door}'s 403 names ${code}`)
   }
   for (const [code, statuses] of source) {

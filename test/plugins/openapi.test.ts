@@ -5,6 +5,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { test } from 'tap'
 import { startFakeOpenMeteo } from '../fake-open-meteo.js'
 import { adminHeaders, build, createWallet } from '../helper.js'
+import { beeBody, publish, publishingSetup } from '../publishing-helper.js'
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string }
 
@@ -164,6 +165,17 @@ test('shared shapes and refusals appear once, and the document stays small', asy
   t.equal(document.match(/Stable machine-readable code/g)?.length, 1, 'the error body once')
 })
 
+test('the document is at most 150 KB, and as large with many published Bees as with none', async (t) => {
+  const { app, fake, publisher } = await publishingSetup(t)
+  const sizeNow = async () => Buffer.byteLength((await app.inject('/openapi/openapi.json')).body)
+  const empty = await sizeNow()
+  t.ok(empty <= 150_000, `${empty} bytes (issue 25: at most 150 KB at any catalog size)`)
+  for (let i = 0; i < 40; i++) {
+    await publish(app, publisher.headers, beeBody(`shouter-${i}`, fake.url, i % 2 === 0 ? {} : { pricing: { type: 'pay-per-use', costPerCall: 0.01 } }))
+  }
+  t.equal(await sizeNow(), empty, 'published Bees are described by documents of their own (GET /api/bees/{id}/openapi.json)')
+})
+
 test('every request body has an example, and the execute examples work as printed', async (t) => {
   const openMeteo = await startFakeOpenMeteo()
   t.teardown(openMeteo.close)
@@ -176,7 +188,9 @@ test('every request body has an example, and the execute examples work as printe
       if (body !== undefined) t.not(body.example, undefined, `${method} ${path} has a body example`)
     }
   }
-  const id = document.paths['/api/bees/{id}/execute'].post.parameters.find((parameter: { in: string }) => parameter.in === 'path').example
+  // Parameters many operations give alike are listed once, in components/parameters.
+  const given = (parameter: { $ref?: string }) => parameter.$ref === undefined ? parameter : document.components.parameters[parameter.$ref.split('/').pop() as string]
+  const id = document.paths['/api/bees/{id}/execute'].post.parameters.map(given).find((parameter: { in: string }) => parameter.in === 'path').example
   t.equal(id, 'text-summarizer', 'the id example is a Bee every registry has')
   for (const path of ['/api/bees/{id}/execute', '/api/bees/text-summarizer/execute', '/api/bees/sentiment-analyzer/execute', '/api/bees/weather-sensor/execute']) {
     const response = await app.inject({

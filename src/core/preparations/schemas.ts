@@ -66,6 +66,8 @@ export const PreparationInputFields = {
   websiteUrl: Type.String({
     maxLength: 2048,
     pattern: '^https?://[^\\s]+$',
+    // Titled, like primaryServices: given by the record and both bodies, the OpenAPI document lists it once.
+    title: 'WebsiteUrl',
     description: 'Address of the website: an http or https URL. Its host is where the crawl stays.'
   }),
   businessName: Type.String({ minLength: 1, maxLength: 200, description: 'Name of the business the site belongs to.' }),
@@ -73,6 +75,7 @@ export const PreparationInputFields = {
   primaryServices: Type.Array(Type.String({ minLength: 1, maxLength: 100, description: 'A service the business offers.' }), {
     minItems: 1,
     maxItems: 20,
+    title: 'PrimaryServices',
     description: 'The business\'s main services; each becomes a schema.org Service.'
   }),
   targetAudience: Type.String({ maxLength: 1000, description: 'Who the business serves; may be empty.' }),

@@ -40,7 +40,7 @@ export const JsonRpcError = Type.Object({
     additionalProperties: true,
     description: 'A google.rpc.ErrorInfo (reason: A2A\'s or Apiary\'s code), a google.rpc.BadRequest, or a google.protobuf.Struct holding Apiary\'s error body `{error, code, message}`.'
   }), { description: 'Error details (ProtoJSON Any objects).' }))
-}, { description: 'The error.' })
+}, { title: 'A2aError', description: 'The error.' })
 
 const envelope = { jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }), id: JsonRpcId }
 

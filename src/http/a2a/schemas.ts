@@ -12,7 +12,7 @@ export const Part = Type.Object({
   mediaType: Type.Optional(Type.String({ description: 'Media type of the content; application/json for data.' })),
   filename: Type.Optional(Type.String({ description: 'File name of a raw or url part.' })),
   metadata: Type.Optional(Metadata)
-}, { description: 'One piece of content; exactly one of text, raw, url or data is set.' })
+}, { title: 'A2aPart', description: 'One piece of content; exactly one of text, raw, url or data is set.' })
 export type Part = Static<typeof Part>
 
 export const Message = Type.Object({
@@ -67,7 +67,7 @@ export type Task = Static<typeof Task>
 const StringList = Type.Object({ list: Type.Array(Type.String(), { description: 'Scopes (none for an API key).' }) }, { description: 'Scopes of one scheme.' })
 const SecurityRequirement = Type.Object({
   schemes: Type.Record(Type.String(), StringList, { description: 'Scheme names from securitySchemes, with their scopes.' })
-}, { description: 'Schemes that must all be satisfied.' })
+}, { title: 'A2aSecurityRequirement', description: 'Schemes that must all be satisfied.' })
 
 export const AgentSkill = Type.Object({
   id: Type.String({ description: 'The Bee id: the beeId of the data part.' }),
@@ -87,7 +87,7 @@ export const AgentCard = Type.Object({
     url: Type.String({ description: 'The JSON-RPC endpoint.' }),
     protocolBinding: Type.String({ description: 'JSONRPC.' }),
     protocolVersion: Type.String({ description: 'The A2A version served there.' })
-  }, { description: 'An interface.' }), { description: 'Where and how to talk to the agent.' }),
+  }, { title: 'A2aAgentInterface', description: 'An interface.' }), { description: 'Where and how to talk to the agent.' }),
   provider: Type.Object({
     organization: Type.String({ description: 'Who runs the agent.' }),
     url: Type.String({ description: 'Their site.' })

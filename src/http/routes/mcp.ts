@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { SHARED_RESPONSE } from '../../core/publishing/shared-components.js'
 import { ref } from '../../core/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { doorGuard } from '../door-guard.js'
@@ -46,9 +47,11 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
         'else from the call\'s _meta "ai.apiary/walletToken"; Idempotency-Key likewise ("ai.apiary/idempotencyKey"). ' +
         'GET and DELETE are not offered (405): there are no sessions and no server-initiated streams. ' +
         'An OAuth access token in Authorization: Bearer pays like a wallet token (docs/agents/oauth.md).' + extra,
-    body: JsonRpcRequest,
+    // Titled, the document lists the request once for both doors (validation is the SDK's: see validatorCompiler).
+    body: { ...JsonRpcRequest, title: 'McpRequest' },
+    // /mcp and /mcp/oauth answer alike: each answer is listed once in the document (a shared shape's by its name).
     response: {
-      200: JsonRpcResponse,
+      200: { ...JsonRpcResponse, [SHARED_RESPONSE]: 'McpResponse' },
       202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
       400: ref(JsonRpcError, { description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' }),
       401: ref(JsonRpcError, { description: 'The Bearer token is not an access token for this endpoint (or is missing, on /mcp/oauth); WWW-Authenticate says where its metadata is.' }),

@@ -4,6 +4,7 @@ import { ApiError } from '../../core/errors.js'
 import { toMicros } from '../../core/money.js'
 import { MCP_SCOPE, type IssuerServer } from '../../core/oauth/provider.js'
 import { redeemSignInCode, SIGN_IN_PATH, SIGN_IN_TTL_SECONDS } from '../../core/oauth/sign-in.js'
+import { SHARED_RESPONSE } from '../../core/publishing/shared-components.js'
 import { isBeeId, MAX_AMOUNT } from '../../core/schemas.js'
 import { holderOf, type TokenHolder } from '../../core/tokens/holder.js'
 import { mintTokenRow } from '../../core/tokens/mint.js'
@@ -14,8 +15,14 @@ import { messagePage, sendPage } from '../oauth/pages.js'
 
 const SIGN_IN_COOKIE = 'apiary_wallet_signin'
 
-/** A page: the answer is HTML, whatever its status (a refusal is said in words on it, not in a JSON body). */
-const Html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string', description, example: '<!doctype html>…' } } } })
+/**
+ * A page: the answer is HTML, whatever its status (a refusal is said in words on it, not in a JSON body). The
+ * consent page's two operations give the same pages: each is named, so the document lists it once.
+ */
+const Html = (description: string, name?: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string', description, example: '<!doctype html>…', ...(name === undefined ? {} : { [SHARED_RESPONSE]: name }) } } }
+})
 const Params = Type.Object({ uid: Type.String({ maxLength: 64, description: 'The interaction (oidc-provider\'s uid).' }) })
 const ConsentForm = Type.Object({
   csrf: Type.Optional(Type.String({ maxLength: 200, description: 'The token the page carries.' })),
@@ -122,11 +129,11 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
     params: Params,
     ...(body === undefined ? {} : { body }),
     response: {
-      200: Html('The consent page.'),
+      200: Html('The consent page.', 'ConsentPage'),
       303: { type: 'null', description: 'Back to the authorization server, which redirects to the client.' },
-      400: Html('The request expired, or a field is wrong: the page says which, in words.'),
-      401: Html('The wallet key or token was not accepted: the page says why.'),
-      403: Html('The form did not come from this page (CSRF), or a budget wider than the presenting token.')
+      400: Html('The request expired, or a field is wrong: the page says which, in words.', 'ConsentRefused'),
+      401: Html('The wallet key or token was not accepted: the page says why.', 'ConsentUnauthorized'),
+      403: Html('The form did not come from this page (CSRF), or a budget wider than the presenting token.', 'ConsentForbidden')
     }
   })
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { SHARED_RESPONSE } from '../../core/publishing/shared-components.js'
 import { Type } from 'typebox'
 import { MCP_SCOPE, mcpResourceOf, PROVIDER_ENDPOINTS } from '../../core/oauth/provider.js'
 import { baseUrlOf } from '../base-url.js'
@@ -13,6 +14,8 @@ const ResourceMetadata = Type.Object({
   resource_name: Type.String({ description: 'Its name, for people.' }),
   resource_documentation: Type.String({ format: 'uri', description: 'How to connect.' })
 }, {
+  // Three paths answer it alike (the root and one per MCP endpoint): the document lists it once.
+  [SHARED_RESPONSE]: 'ProtectedResourceMetadata',
   description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728).',
   examples: [{
     resource: 'https://apiary.example/mcp',

@@ -11,7 +11,7 @@ import { checkLoadable } from '../../core/publishing/schema-checks.js'
 import { toInputSchema, toOutputSchema } from '../../core/publishing/schema-conversion.js'
 import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SubscriptionPlan } from '../../core/schemas.js'
+import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SUBSCRIPTION_PLAN_DESCRIPTION, SubscriptionPlan } from '../../core/schemas.js'
 import { BEE_NOT_FOUND, BODY_CODES, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 /**
@@ -40,9 +40,9 @@ const BeeFields = {
         'Absent: 0 for a free Bee, the plan\'s overagePrice (or 0) for a subscription.'
     })),
     currency: Type.Optional(CurrencyCode('ISO 4217 currency (default PRICE_CURRENCY).')),
-    // Inline: request bodies are compiled without the shared schemas.
-    plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, description: 'A subscription\'s plan.' }))
-  }, { description: 'What one call costs.' }),
+    // Inline: request bodies are compiled without the shared schemas (the document refers to it by its title).
+    plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, title: 'SubscriptionPlan', description: SUBSCRIPTION_PLAN_DESCRIPTION }))
+  }, { title: 'PricingChoice', description: 'What one call costs.' }),
   config: Type.Object({
     primaryServices: Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })
   }, { description: 'Execution details.' })
@@ -89,7 +89,7 @@ const PatchBody = Type.Object({
 }, { description: 'The fields to change; status changes follow the lifecycle.', examples: [{ status: 'inactive', statusMessage: 'Down for maintenance until noon UTC.' }] })
 
 const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
-  [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'])
+  [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'], { name: 'BeeTooLarge' })
 /** Refusals of a Bee's fields, whether published or changed. */
 const FIELD_CODES = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
 

@@ -11,7 +11,7 @@ const WalletParams = Type.Object({ id: WalletId })
 
 const noSuchWallet = refusal('No wallet has this id.', ['WALLET_NOT_FOUND'], { name: 'WalletNotFound' })
 const fundsRefused = bodyRefusals(`The body does not match its schema, an amount has more than 6 decimals, or the balance would exceed ${MAX_BALANCE}.`,
-  ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'BALANCE_LIMIT_EXCEEDED'])
+  ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'BALANCE_LIMIT_EXCEEDED'], 'FundsRefused')
 const WALLET = ref(Wallet)
 
 function walletNotFound (id: string): ApiError {
@@ -117,7 +117,7 @@ const walletAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: `${action}-wallet`,
         summary: frozen ? 'Freeze a wallet: it cannot pay until unfrozen' : 'Unfreeze a wallet',
         params: WalletParams,
-        response: { 200: WALLET, ...bodyRefusals('The wallet id is malformed, or a body was sent and it is not JSON.', ['VALIDATION_FAILED']), ...ADMIN_REFUSALS, 404: noSuchWallet }
+        response: { 200: WALLET, ...bodyRefusals('The wallet id is malformed, or a body was sent and it is not JSON.', ['VALIDATION_FAILED'], 'WalletActionRefused'), ...ADMIN_REFUSALS, 404: noSuchWallet }
       }
     }, async (request) => {
       const wallet = await ledger.wallets.setFrozen(request.params.id, frozen)
