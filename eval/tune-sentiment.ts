@@ -22,8 +22,9 @@
 // 4. Confidence: Platt scaling over what the text shows (the logit and the
 //    lexicon scores in the label's direction, length, conflict, social cues:
 //    model.ts calibrationFeatures), fitted on the out-of-fold views of the four
-//    tuning halves and on the tuning halves of the three UCI sets (which the
-//    word model never saw), every source weighing the same; a neutral label
+//    tuning halves and on the tuning halves of the three UCI sets and of the
+//    Reddit sample (eval/unseen-sets.ts; the word model never saw them), every
+//    source weighing the same; a neutral label
 //    gets how often a neutral prediction is right (gold exactly 0). Which
 //    features get a weight is chosen by the leave-one-source-out calibration
 //    error on these tuning halves: the worst source's, then the mean.
@@ -42,7 +43,7 @@ import {
   confidentHalfAccuracy, expectedCalibrationError, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy,
   type ScoredPrediction
 } from './sentiment-metrics.js'
-import { UCI_SETS, loadUciSet } from './uci-sets.js'
+import { loadUnseenSets } from './unseen-sets.js'
 import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
 import { VECTOR_DIMENSIONS, loadWordVectors, meanVector, projectVectors, type WordVectors } from './word-vectors.js'
 
@@ -60,9 +61,9 @@ const SILENT_THRESHOLD_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1]
 export interface CalibrationSet { source: string; items: Array<{ rating: number; signals: SentimentSignals }> }
 
 export function loadCalibrationSets (): CalibrationSet[] {
-  return UCI_SETS.map(set => ({
-    source: set.name,
-    items: splitHalf(set.name, loadUciSet(set), 'tuning').map(item => ({ rating: item.rating, signals: extractSignals(item.text) }))
+  return loadUnseenSets().map(({ name, items }) => ({
+    source: name,
+    items: splitHalf(name, items, 'tuning').map(item => ({ rating: item.rating, signals: extractSignals(item.text) }))
   }))
 }
 
@@ -373,7 +374,7 @@ async function main (): Promise<void> {
       rows.map(row => `${row.source} ${row.calibrationError.toFixed(3)}`).join(', '))
   }
   const weights = file.calibration.map((w, i) => `${CALIBRATION_FEATURE_NAMES[i]} ${w}`).join(', ')
-  console.log(`Platt scaling, fitted on all seven: ${weights}; neutral confidence ${file.neutralConfidence}`)
+  console.log(`Platt scaling, fitted on all ${calibrationErrors.length}: ${weights}; neutral confidence ${file.neutralConfidence}`)
   console.log(`its expected calibration error (10 bins), in-source: ${calibrationErrors.map(({ source, error }) => `${source} ${error.toFixed(3)}`).join(', ')}`)
   const json = JSON.stringify(file) + '\n'
   if (process.argv.includes('--write')) {

@@ -43,11 +43,13 @@ test('mixed sentences, whose evidence pulls both ways, get less confidence than 
   }
 })
 
+// The Bee cannot tell technical English from a review with the same words, so such a sentence gets what in-domain
+// text with one weak sentiment word earns on the labelled sources (about 0.75-0.8), no more: well below a clear one.
 test('off-domain sentences that only brush a sentiment word get less confidence than clear ones', async t => {
   const clear = lowestClear()
   for (const text of ['Negative numbers sort before positive ones.', 'Sort the array in place and free the buffer.']) {
     const { confidence } = analyzeSentiment(text)
-    t.ok(confidence <= 0.8 && confidence < clear, `${text}: ${confidence}`)
+    t.ok(confidence <= 0.82 && confidence < clear - 0.1, `${text}: ${confidence}`)
   }
 })
 
