@@ -17,7 +17,7 @@ export interface SourceCases { source: string; cases: CalibrationCase[] }
 
 export function calibrationCase (rating: number, score: number, signals: SentimentSignals, view: LearnedView): CalibrationCase {
   const label = labelFor(score)
-  return { rating, score, features: label === 'neutral' ? [] : calibrationFeatures(label, signals, view), share: evidenceShare(view) }
+  return { rating, score, features: label === 'neutral' ? [] : calibrationFeatures(label, signals, view), share: evidenceShare(signals, view) }
 }
 
 /** A calibration: Platt weights over calibrationFeatures() (0 for a feature left out) and a neutral label's confidence. */
