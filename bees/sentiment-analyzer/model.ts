@@ -192,8 +192,8 @@ export const KNOWN_WORDS_FOR_FULL_CONFIDENCE = 2
  * or more, keeps this share of its calibrated distance from 1/2. Such text is what code, logs, addresses and tables
  * look like ("SELECT name FROM users WHERE id = 1"), where the learned view's lean comes from the average word vector
  * and the bias, not from anything a person meant. A prior, not fitted: the labelled sources have few such texts
- * (2-8%), right 60-90% of the time; it is the strongest setting under which no source's leave-one-source-out error
- * rose by more than 0.01 on the tuning halves.
+ * (1-8% of each one's polar labels, right 61-94% of the time); it is the strongest setting under which no source's
+ * leave-one-source-out error rose by more than 0.01 on the tuning halves.
  */
 export const NO_SENTIMENT_WORD_SHARE = 0.5
 
