@@ -197,10 +197,10 @@ export const KNOWN_WORDS_FOR_FULL_CONFIDENCE = 2
  */
 export const NO_SENTIMENT_WORD_SHARE = 0.5
 
-/** How far, from 0 to 1, the evidence lets the calibrated probability move away from 1/2. */
-export function evidenceShare (signals: Pick<SentimentSignals, 'sentimentTokens'>, view: LearnedView): number {
+/** How far, from 0 to 1, the evidence lets the calibrated probability move away from 1/2 (the tuner checks the prior by varying it). */
+export function evidenceShare (signals: Pick<SentimentSignals, 'sentimentTokens'>, view: LearnedView, noSentimentWordShare = NO_SENTIMENT_WORD_SHARE): number {
   const seen = Math.min(1, view.known / KNOWN_WORDS_FOR_FULL_CONFIDENCE)
-  return signals.sentimentTokens + view.weighty === 0 ? seen * NO_SENTIMENT_WORD_SHARE : seen
+  return signals.sentimentTokens + view.weighty === 0 ? seen * noSentimentWordShare : seen
 }
 
 /** The label's calibrated probability (Platt scaling), tempered by evidenceShare(). */
