@@ -40,7 +40,7 @@ function calibrationSection (rows: readonly SentimentRow[]): string {
     table.join('\n'),
     '\nEach bar is a bin of predictions by confidence, as high as the share of them whose label was right; the dot is ' +
       'at the bin\'s mean confidence, the number above it counts the predictions, and the dashed diagonal is perfect ' +
-      'calibration. The calibration was fitted on these sets\' tuning halves (and on the UCI sets\'): for text from a ' +
+      'calibration. The calibration was fitted on these sets\' tuning halves (and on the UCI and Reddit sets\'): for text from a ' +
       'source it never saw, see the leave-one-source-out section.\n',
     pictures.join('\n')
   ].join('\n')
@@ -70,11 +70,12 @@ function transferSection (report: TransferReport): string {
     `**Worst source: ${worst.source}, expected calibration error ${fixed(worst.calibrationError)}** ` +
       `(goal <= ${TRANSFER_GOAL}: ${met} it).\n`,
     'For each source, the shipped calibration\'s features (' + report.features.length + ' of them) are refitted on the ' +
-      'reporting halves of the other six sources, each weighing the same, and the confidence this gives is scored on ' +
-      'the one left out. The word model saw the tuning halves of the four VADER sets, never any UCI text.\n',
+      `reporting halves of the other ${report.rows.length - 1} sources, each weighing the same, and the confidence this gives is scored on ` +
+      'the one left out. The word model saw the tuning halves of the four VADER sets, never any UCI or Reddit text.\n',
     table.join('\n'),
-    '\n### Sets the model was never tuned on: UCI Sentiment Labelled Sentences (reporting halves)\n',
-    'Gold is the authors\' positive/negative label; r is the score\'s correlation with it (+1/-1). ' +
+    '\n### Sets the word model never saw: UCI Sentiment Labelled Sentences, Reddit comments (reporting halves)\n',
+    'Gold is the authors\' positive/negative label (for Reddit, the polarity of every emotion its raters tagged: ' +
+      'eval/data/reddit/README.md); r is the score\'s correlation with it (+1/-1). ' +
       'The shipped calibration was fitted on the other halves of these sets.\n',
     unseen.join('\n'),
     '',

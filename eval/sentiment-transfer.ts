@@ -1,7 +1,8 @@
 // Does the shipped confidence hold on text from a source its calibration never saw? On the reporting halves of the
-// four VADER sets and of the three UCI sets, each source's confidence is recomputed with the shipped calibration's
-// features refitted on the other six sources only (eval/leave-one-source-out.ts); the worst source is the headline.
-// The UCI sets also get the figures the VADER table has, since the model was tuned on none of their text.
+// four VADER sets, the three UCI sets and the Reddit comments, each source's confidence is recomputed with the shipped
+// calibration's features refitted on the other sources only (eval/leave-one-source-out.ts); the worst source is the
+// headline. The UCI and Reddit sets also get the figures the VADER table has, since the word model saw none of their
+// text.
 // In-process only: the refit needs the model's inputs, which the HTTP API does not return.
 import { analyzeSentiment, TUNED_SENTIMENT_MODEL } from '../bees/sentiment-analyzer/analyze.js'
 import { blendScore, learnedView } from '../bees/sentiment-analyzer/model.js'
@@ -11,7 +12,7 @@ import { calibrationCase, leaveOneSourceOut, type SourceCases, type TransferRow 
 import {
   expectedCalibrationError, goldLabel, paperPolarScores, pearson, reliabilityBins, type ReliabilityBin, type ScoredPrediction
 } from './sentiment-metrics.js'
-import { UCI_SETS, loadUciSet } from './uci-sets.js'
+import { loadUnseenSets } from './unseen-sets.js'
 
 export interface UnseenRow {
   set: string
@@ -64,11 +65,11 @@ function unseenRow (set: string, kind: string, items: readonly RatedText[]): Uns
 export function evaluateTransfer (dataDir = DEFAULT_DATA_DIR): TransferReport {
   const features = TUNED_SENTIMENT_MODEL.learned.calibration.flatMap((weight, i) => (weight === 0 ? [] : [i]))
   const vader = SENTIMENT_SETS.map(set => ({ name: set.name, items: splitHalf(set.name, loadSet(set, dataDir), 'reporting') }))
-  const uci = UCI_SETS.map(set => ({ name: set.name, kind: set.kind, items: splitHalf(set.name, loadUciSet(set), 'reporting') }))
-  const sources = [...vader, ...uci].map(({ name, items }) => sourceCases(name, items))
+  const unseen = loadUnseenSets().map(({ name, kind, items }) => ({ name, kind, items: splitHalf(name, items, 'reporting') }))
+  const sources = [...vader, ...unseen].map(({ name, items }) => sourceCases(name, items))
   return {
     features,
     rows: leaveOneSourceOut(sources, features),
-    unseen: uci.map(({ name, kind, items }) => unseenRow(name, kind, items))
+    unseen: unseen.map(({ name, kind, items }) => unseenRow(name, kind, items))
   }
 }

@@ -22,15 +22,20 @@
 // 4. Confidence: Platt scaling over what the text shows (the logit and the
 //    lexicon scores in the label's direction, length, conflict, social cues:
 //    model.ts calibrationFeatures), fitted on the out-of-fold views of the four
-//    tuning halves and on the tuning halves of the three UCI sets (which the
-//    word model never saw), every source weighing the same; a neutral label
+//    tuning halves and on the tuning halves of the three UCI sets and of the
+//    Reddit sample (eval/unseen-sets.ts; the word model never saw them), every
+//    source weighing the same; a neutral label
 //    gets how often a neutral prediction is right (gold exactly 0). Which
 //    features get a weight is chosen by the leave-one-source-out calibration
 //    error on these tuning halves: the worst source's, then the mean.
+// 5. Check of a prior the tuner does not fit (model.ts NO_SENTIMENT_WORD_SHARE: text without a sentiment word keeps
+//    part of its confidence's distance from 1/2): with the chosen features, no source's leave-one-source-out error
+//    may rise by more than WORST_TIE against the same calibration without it; the script exits 1 if one does.
 import { pathToFileURL } from 'node:url'
 import { readFileSync, writeFileSync } from 'node:fs'
 import {
-  CALIBRATION_FEATURE_NAMES, blendScore, denseFeatures, labelFor, learnedView, type LearnedView, type ScoreBlend, type WordModel
+  CALIBRATION_FEATURE_NAMES, NO_SENTIMENT_WORD_SHARE, blendScore, denseFeatures, labelFor, learnedView, type LearnedView, type ScoreBlend,
+  type WordModel
 } from '../bees/sentiment-analyzer/model.js'
 import type { SentimentModelFile } from '../bees/sentiment-analyzer/model-file.js'
 import { extractSignals, type SentimentSignals } from '../bees/sentiment-analyzer/signals.js'
@@ -42,7 +47,7 @@ import {
   confidentHalfAccuracy, expectedCalibrationError, macroF1, paperPolarScores, pearson, strongestRatedHalfAccuracy,
   type ScoredPrediction
 } from './sentiment-metrics.js'
-import { UCI_SETS, loadUciSet } from './uci-sets.js'
+import { loadUnseenSets } from './unseen-sets.js'
 import { fitSparseLogistic, type Example, type LogisticFit } from './sparse-logistic.js'
 import { VECTOR_DIMENSIONS, loadWordVectors, meanVector, projectVectors, type WordVectors } from './word-vectors.js'
 
@@ -60,9 +65,9 @@ const SILENT_THRESHOLD_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1]
 export interface CalibrationSet { source: string; items: Array<{ rating: number; signals: SentimentSignals }> }
 
 export function loadCalibrationSets (): CalibrationSet[] {
-  return UCI_SETS.map(set => ({
-    source: set.name,
-    items: splitHalf(set.name, loadUciSet(set), 'tuning').map(item => ({ rating: item.rating, signals: extractSignals(item.text) }))
+  return loadUnseenSets().map(({ name, items }) => ({
+    source: name,
+    items: splitHalf(name, items, 'tuning').map(item => ({ rating: item.rating, signals: extractSignals(item.text) }))
   }))
 }
 
@@ -268,20 +273,25 @@ export function chooseCalibration (sources: readonly SourceCases[]): { chosen: n
   return { chosen, candidates }
 }
 
-/** The calibration's cases: the four tuning halves with their out-of-fold views, then the calibration sets with the shipped word model's. */
-function calibrationSources (sets: readonly TuningSet[], views: LearnedView[][], blend: ScoreBlend, extra: readonly CalibrationSet[], fit: WordModel): SourceCases[] {
+/**
+ * The calibration's cases: the four tuning halves with their out-of-fold views, then the calibration sets with the
+ * shipped word model's; noSentimentWordShare 1 leaves the prior for text without a sentiment word out.
+ */
+function calibrationSources (
+  sets: readonly TuningSet[], views: LearnedView[][], blend: ScoreBlend, extra: readonly CalibrationSet[], fit: WordModel, noSentimentWordShare?: number
+): SourceCases[] {
   const own = sets.map(({ set, items }, s) => ({
     source: set.name,
     cases: items.map((item, i) => {
       const view = views[s]![i]!
-      return calibrationCase(item.rating, blendScore(item.signals, view.logit, blend), item.signals, view)
+      return calibrationCase(item.rating, blendScore(item.signals, view.logit, blend), item.signals, view, noSentimentWordShare)
     })
   }))
   const unseen = extra.map(({ source, items }) => ({
     source,
     cases: items.map(item => {
       const view = learnedView(item.signals, fit)
-      return calibrationCase(item.rating, blendScore(item.signals, view.logit, blend), item.signals, view)
+      return calibrationCase(item.rating, blendScore(item.signals, view.logit, blend), item.signals, view, noSentimentWordShare)
     })
   }))
   return [...own, ...unseen]
@@ -302,6 +312,8 @@ export interface TuningReport {
   calibrationErrors: Array<{ source: string; error: number }>
   /** Leave-one-source-out errors of every candidate calibration, and which was chosen. */
   transfer: { chosen: number; candidates: CandidateTransfer[] }
+  /** The chosen calibration's leave-one-source-out errors without the prior for text without a sentiment word. */
+  withoutPrior: TransferRow[]
 }
 
 export function tuneSentimentModel (sets: readonly TuningSet[], extra: readonly CalibrationSet[], vectors: WordVectors): TuningReport {
@@ -319,6 +331,7 @@ export function tuneSentimentModel (sets: readonly TuningSet[], extra: readonly 
   const fit = asWordModel(fitSparseLogistic(examples(sets, () => true), { lambda: best.lambda, iterations: ITERATIONS, minCount: MIN_WORD_COUNT }), vectors)
   const sources = calibrationSources(sets, best.views, blend, extra, fit)
   const transfer = chooseCalibration(sources)
+  const withoutPrior = leaveOneSourceOut(calibrationSources(sets, best.views, blend, extra, fit, 1), CALIBRATION_CANDIDATES[transfer.chosen]!.features)
   const fitted = fitCalibration(sources, CALIBRATION_CANDIDATES[transfer.chosen]!.features)
   const calibration = { weights: fitted.weights.map(w => round(w, CALIBRATION_DIGITS)), neutralConfidence: round(fitted.neutralConfidence, CALIBRATION_DIGITS) }
   const words = rounded(fit.words).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -342,7 +355,8 @@ export function tuneSentimentModel (sets: readonly TuningSet[], extra: readonly 
     crossValidated: predictions.map(confidentHalfAccuracy),
     strongestRated: predictions.map(strongestRatedHalfAccuracy),
     calibrationErrors: sources.map(({ source, cases }) => ({ source, error: expectedCalibrationError(calibrate(cases, calibration)) })),
-    transfer
+    transfer,
+    withoutPrior
   }
 }
 
@@ -358,7 +372,7 @@ async function main (): Promise<void> {
   const vectors = loadWordVectors()
   const sets = loadTuningSets(vectors)
   const report = tuneSentimentModel(sets, loadCalibrationSets(), vectors)
-  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated, calibrationErrors, transfer } = report
+  const { file, lexiconMargin, blendMargin, lambda, crossValidated, strongestRated, calibrationErrors, transfer, withoutPrior } = report
   const perSet = (values: readonly number[]): string => sets.map(({ set }, s) => `${set.name} ${values[s]!.toFixed(3)}`).join(', ')
   console.log(`lexicons: vaderWeight ${file.vaderWeight}; worst margin over VADER's published F1 and r: ${lexiconMargin.toFixed(4)}`)
   console.log(`word model: lambda ${lambda}, ${file.words.length} word features, ${file.vectorWords.length} word vectors`)
@@ -373,8 +387,16 @@ async function main (): Promise<void> {
       rows.map(row => `${row.source} ${row.calibrationError.toFixed(3)}`).join(', '))
   }
   const weights = file.calibration.map((w, i) => `${CALIBRATION_FEATURE_NAMES[i]} ${w}`).join(', ')
-  console.log(`Platt scaling, fitted on all seven: ${weights}; neutral confidence ${file.neutralConfidence}`)
+  console.log(`Platt scaling, fitted on all ${calibrationErrors.length}: ${weights}; neutral confidence ${file.neutralConfidence}`)
   console.log(`its expected calibration error (10 bins), in-source: ${calibrationErrors.map(({ source, error }) => `${source} ${error.toFixed(3)}`).join(', ')}`)
+  const shipped = transfer.candidates[transfer.chosen]!.rows
+  const rise = Math.max(...shipped.map((row, i) => row.calibrationError - withoutPrior[i]!.calibrationError))
+  console.log(`without the prior for text without a sentiment word (NO_SENTIMENT_WORD_SHARE ${NO_SENTIMENT_WORD_SHARE}): ` +
+    withoutPrior.map(row => `${row.source} ${row.calibrationError.toFixed(3)}`).join(', ') + `; largest rise with it ${rise.toFixed(3)}`)
+  if (rise > WORST_TIE) {
+    console.error(`the prior raises a source's leave-one-source-out error by more than ${WORST_TIE}: lower it in model.ts.`)
+    process.exitCode = 1
+  }
   const json = JSON.stringify(file) + '\n'
   if (process.argv.includes('--write')) {
     writeFileSync(MODEL_FILE, json)

@@ -4,7 +4,7 @@ import winkNLP from 'wink-nlp'
 import model from 'wink-eng-lite-web-model'
 import { looksNonEnglish } from './language.js'
 import { hasSocialCues } from './social-cues.js'
-import { vaderCompound } from './vader-compound.js'
+import { vaderScore } from './vader-compound.js'
 import { wordFeatures } from './word-features.js'
 
 // Loading the model is slow; do it once. Only the annotations the sentiment
@@ -16,6 +16,8 @@ const its = nlp.its
 export interface SentimentSignals {
   /** VADER compound score in [-1, 1]. */
   vader: number
+  /** Tokens VADER's lexicon gives a valence ("good", "free", ":)", "kill"): the text's general sentiment vocabulary. */
+  sentimentTokens: number
   /** wink-nlp document sentiment in [-1, 1]. */
   wink: number
   /** Emoticons, hashtags, mentions, "lol", "!!", stretched words: social-media register. */
@@ -59,8 +61,10 @@ const LETTER = /\p{L}/u
 export function extractSignals (text: string): SentimentSignals {
   const clean = normalizeText(text)
   const words = [...new Set(wordFeatures(clean))]
+  const vader = vaderScore(clean)
   return {
-    vader: vaderCompound(clean),
+    vader: vader.compound,
+    sentimentTokens: vader.sentimentTokens,
     // wink's typings widen every out() to string | T; for its.sentiment it is a number.
     wink: Number(nlp.readDoc(breakLongRuns(clean)).out(its.sentiment)),
     socialCues: hasSocialCues(clean),

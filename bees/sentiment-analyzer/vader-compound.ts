@@ -64,7 +64,10 @@ function stripListedPunctuation (token: string, words: ReadonlySet<string>): str
 // Python's str.isupper(), as vader-sentiment implements it.
 const isUpper = (word: string): boolean => /^[^a-z]*[A-Z]+[^a-z]*$/.test(word)
 
-export function vaderCompound (text: string): number {
+/** VADER's compound score, and how many of the text's tokens its lexicon gave a valence: its general sentiment words. */
+export interface VaderScore { compound: number; sentimentTokens: number }
+
+export function vaderScore (text: string): VaderScore {
   const tokens = vaderTokens(text)
   const upper = tokens.filter(isUpper).length
   const sentiText = { words_and_emoticons: tokens, is_cap_diff: upper > 0 && upper < tokens.length }
@@ -77,5 +80,9 @@ export function vaderCompound (text: string): number {
       sentiments = analyzer.sentiment_valence(0, sentiText, tokens[i]!, i, sentiments)
     }
   }
-  return analyzer.score_valence(analyzer.but_check(tokens, sentiments), text).compound
+  let sentimentTokens = 0
+  for (const valence of sentiments) if (valence !== 0) sentimentTokens += 1
+  return { compound: analyzer.score_valence(analyzer.but_check(tokens, sentiments), text).compound, sentimentTokens }
 }
+
+export const vaderCompound = (text: string): number => vaderScore(text).compound
