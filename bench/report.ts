@@ -1,6 +1,7 @@
 import { cpus, platform, release, totalmem } from 'node:os'
 import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
+import { readBaseline, spreadSection } from './gate.js'
 import type { Comparison, LoadSettings, Side } from './load.js'
 
 export const PEAK_RSS_TARGET_BYTES = 150e6
@@ -122,6 +123,7 @@ export function renderResults (results: Results): string {
       'the executor). onResponse hooks and the access log line run after the answer is written.', '',
       ...breakdownTable(results.breakdown))
   }
+  lines.push('', '## Regression gate: run-to-run spread', '', ...spreadSection(readBaseline()))
   if (results.skipped.length > 0) lines.push('', '## Skipped', '', ...results.skipped.map((reason) => `- ${reason}`))
   if (results.problems.length > 0) lines.push('', '## Problems (figures affected are not meaningful)', '', ...results.problems.map((problem) => `- ${problem}`))
   return lines.join('\n') + '\n'
