@@ -1,4 +1,4 @@
-import { cpus, platform, release, totalmem } from 'node:os'
+import { cpus, loadavg, platform, release, totalmem } from 'node:os'
 import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
 import { readBaseline, spreadSection } from './gate.js'
@@ -92,6 +92,7 @@ export function renderResults (results: Results): string {
     `- Date: ${results.date.toISOString()}`,
     `- Node: ${process.version}`,
     `- Machine: ${machine()}`,
+    `- Machine load at the end of the run: load average ${loadavg().map((load) => load.toFixed(1)).join(' / ')} (1 / 5 / 15 min; other work on the machine included)`,
     `- Command: \`${results.command}\``,
     `- Load: autocannon in the runner's process, each server in its own; ${load.connections} connections, pipelining 1; ` +
       `${load.rounds} interleaved round(s) of ${load.seconds} s per side after ${load.warmupSeconds} s of warm-up per side; ` +
