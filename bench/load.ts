@@ -35,6 +35,11 @@ export interface Comparison {
   baseline: Side
   /** service / baseline, in requests per second. */
   ratio: number
+  /**
+   * The median of each round's own service / baseline: a round's two sides run back to back, so load that comes
+   * and goes on a shared machine falls on both, where it skews the ratio of the two sides' medians. The gate's figure.
+   */
+  pairedRatio: number
 }
 
 function rotating ({ header, values }: NonNullable<Target['rotate']>): autocannon.Request[] {
@@ -112,7 +117,8 @@ export async function compareRuns (service: Run, baseline: Run, settings: LoadSe
   }
   const serviceSide = summarise(serviceRuns)
   const baselineSide = summarise(baselineRuns)
-  return { service: serviceSide, baseline: baselineSide, ratio: serviceSide.rps / baselineSide.rps }
+  const pairedRatio = median(serviceRuns.map((run, round) => run.rps / (baselineRuns[round] as Side).rps))
+  return { service: serviceSide, baseline: baselineSide, ratio: serviceSide.rps / baselineSide.rps, pairedRatio }
 }
 
 /** Two targets under the same load, alternately. */

@@ -6,6 +6,8 @@ export interface BenchOptions {
   quick: boolean
   /** The catalog at scale instead of the request scenarios (see bench/catalog.ts). */
   catalog: boolean
+  /** Only the rows of bench/baseline.json, in many short rounds, failing below its floor (see bench/gate.ts). */
+  gate: boolean
   load: LoadSettings
   coldStarts: number
   /** The fixed offered load (req/s) at which latency is measured below saturation. */
@@ -18,12 +20,18 @@ export interface BenchOptions {
   command: string
 }
 
+/** The gate's rounds: many short ones, so that a burst of other work on the machine spoils a round, not the figure. */
+export const GATE_ROUNDS = 9
+export const GATE_SECONDS = 1
+
 export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration SECONDS] [--connections N] [--rate N]
-                        [--only WORD[,WORD…]] [--cpu-prof DIR] [--catalog]
+                        [--only WORD[,WORD…]] [--cpu-prof DIR] [--catalog] [--gate]
   --rate         the fixed offered load, in req/s, at which latency is measured (default 500)
   --quick        1 round of 1.5 s per side and 2 cold starts; writes bench/RESULTS.quick.md
   --only         run only the scenarios whose title contains a word (e.g. --only paid); writes no results file
   --cpu-prof     run the service with node --cpu-prof into DIR (skews timings); writes no results file
+  --gate         the regression gate: only the rows of bench/baseline.json, ${GATE_ROUNDS} interleaved rounds of ${GATE_SECONDS} s per
+                 side, each row's median round ratio against its floor; exits 1 if one falls below; writes no results file
   --catalog      the catalog at scale (issue 25): 100,000 Bees on PostgreSQL, 10,000 on SQLite (2,000 with --quick), seeded
                  with SQL, a tenth published and PATCHed through the API by 8 publishers, every row of the issue's table;
                  fails if publishing or PATCH slows, RSS passes 250 MB, or the OpenAPI document passes 150 KB or grows
@@ -49,6 +57,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     options: {
       quick: { type: 'boolean', default: false },
       catalog: { type: 'boolean', default: false },
+      gate: { type: 'boolean', default: false },
       rounds: { type: 'string' },
       duration: { type: 'string' },
       connections: { type: 'string' },
@@ -57,7 +66,8 @@ export function parseOptions (argv: string[]): BenchOptions {
       'cpu-prof': { type: 'string' }
     }
   })
-  const quick = values.quick === true
+  const gate = values.gate === true
+  const quick = values.quick === true || gate
   const invocation = process.env.npm_lifecycle_event === 'bench'
     ? ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ')
     : ['tsx bench/run.ts', ...argv].join(' ')
@@ -65,10 +75,11 @@ export function parseOptions (argv: string[]): BenchOptions {
   return {
     quick,
     catalog: values.catalog === true,
+    gate,
     load: {
       connections: Math.round(positive('connections', values.connections, 50)),
-      rounds: Math.round(positive('rounds', values.rounds, quick ? 1 : 3)),
-      seconds: positive('duration', values.duration, quick ? 1.5 : 5),
+      rounds: Math.round(positive('rounds', values.rounds, gate ? GATE_ROUNDS : quick ? 1 : 3)),
+      seconds: positive('duration', values.duration, gate ? GATE_SECONDS : quick ? 1.5 : 5),
       warmupSeconds: quick ? 0.5 : 1
     },
     coldStarts: quick ? 2 : 5,

@@ -1,5 +1,7 @@
-import { cpus, platform, release, totalmem } from 'node:os'
+import { cpus, loadavg, platform, release, totalmem } from 'node:os'
+import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
+import { readBaseline, spreadSection } from './gate.js'
 import type { Comparison, LoadSettings, Side } from './load.js'
 
 export const PEAK_RSS_TARGET_BYTES = 150e6
@@ -30,6 +32,8 @@ export interface Results {
   offered: OfferedResult[]
   peakRssBytes: number | null
   coldStart: ColdStart | null
+  /** µs per request of each step, per scenario (not with --quick). */
+  breakdown: BreakdownColumn[] | null
   /** Parts that did not run, with why. */
   skipped: string[]
   /** Anything that makes a figure unusable, such as non-2xx answers under load. */
@@ -88,6 +92,7 @@ export function renderResults (results: Results): string {
     `- Date: ${results.date.toISOString()}`,
     `- Node: ${process.version}`,
     `- Machine: ${machine()}`,
+    `- Machine load at the end of the run: load average ${loadavg().map((load) => load.toFixed(1)).join(' / ')} (1 / 5 / 15 min; other work on the machine included)`,
     `- Command: \`${results.command}\``,
     `- Load: autocannon in the runner's process, each server in its own; ${load.connections} connections, pipelining 1; ` +
       `${load.rounds} interleaved round(s) of ${load.seconds} s per side after ${load.warmupSeconds} s of warm-up per side; ` +
@@ -110,6 +115,16 @@ export function renderResults (results: Results): string {
     '',
     ...resourceTable(results)
   ]
+  if (results.breakdown !== null) {
+    lines.push('', '## Where the time goes', '',
+      'µs per request of each hook and step, from `performance.now()` spans summed over a run of the bench build ' +
+      '(BENCH_SPANS_FILE; plugins/spans.ts) under one connection, so that a span is CPU time, not waiting for other ' +
+      `requests; each scenario on a fresh service, ${results.load.warmupSeconds} s of warm-up, then ${results.load.seconds} s. A hook is named by the file or ` +
+      'package that added it. ↳ rows are inside the row above them (the executor inside the route handler, the ledger inside ' +
+      'the executor). onResponse hooks and the access log line run after the answer is written.', '',
+      ...breakdownTable(results.breakdown))
+  }
+  lines.push('', '## Regression gate: run-to-run spread', '', ...spreadSection(readBaseline()))
   if (results.skipped.length > 0) lines.push('', '## Skipped', '', ...results.skipped.map((reason) => `- ${reason}`))
   if (results.problems.length > 0) lines.push('', '## Problems (figures affected are not meaningful)', '', ...results.problems.map((problem) => `- ${problem}`))
   return lines.join('\n') + '\n'

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { breakdown } from './breakdown.js'
 import { catalogBench } from './catalog.js'
+import { gate, gateTable, readBaseline } from './gate.js'
 import { peakRssBytes, startServer, stopAll } from './children.js'
 import { coldStart } from './cold-start.js'
 import { type Comparison, compare, compareRuns, fire, fireTogether, type Target } from './load.js'
@@ -110,7 +112,7 @@ async function onPostgres (postgresUrl: string, options: BenchOptions, dir: stri
 
 async function bench (options: BenchOptions, dir: string): Promise<Results> {
   const results: Results = {
-    date: new Date(), command: options.command, load: options.load, scenarios: [], offered: [], peakRssBytes: null, coldStart: null, skipped: [], problems: []
+    date: new Date(), command: options.command, load: options.load, scenarios: [], offered: [], peakRssBytes: null, coldStart: null, breakdown: null, skipped: [], problems: []
   }
   const nodeFlags = nodeFlagsOf(options)
 
@@ -146,12 +148,18 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
   for (const scenario of all) {
     if (selected(options, scenario.title)) await measure(scenario, options, results)
   }
-  for (const scenario of all.filter((one) => /^(discovery|paid execute \(SQLite\): )/.test(one.title))) {
+  for (const scenario of all.filter((one) => !options.gate && /^(discovery|paid execute \(SQLite\): )/.test(one.title))) {
     if (selected(options, scenario.title)) await latencyAt(scenario.title, scenario.service, options, results)
   }
   results.peakRssBytes = peakRssBytes(service.pid)
   await stopAll()
 
+  if (!options.quick && selected(options, 'breakdown')) {
+    console.error('… breakdown: µs per request of each step, one connection')
+    results.breakdown = await breakdown(dir, options.load.seconds, options.load.warmupSeconds)
+  }
+
+  if (options.gate) return results
   const postgresUrl = process.env.DATABASE_URL
   if (!isPostgresUrl(postgresUrl)) {
     results.skipped.push('paid execute (PostgreSQL) and its scaling: DATABASE_URL in the bench\'s environment is not a postgres:// URL ' +
@@ -172,7 +180,7 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
 }
 
 function resultsFile (options: BenchOptions): string | null {
-  if (options.only !== null || options.cpuProfDir !== null) return null
+  if (options.only !== null || options.cpuProfDir !== null || options.gate) return null
   return fileURLToPath(new URL(options.quick ? 'RESULTS.quick.md' : 'RESULTS.md', import.meta.url))
 }
 
@@ -198,6 +206,8 @@ async function main (): Promise<number> {
   }
   try {
     if (options.catalog) return await catalogBench(options.quick, dir, nodeFlagsOf(options))
+    const baseline = options.gate ? readBaseline() : null
+    if (baseline !== null) options.only = Object.keys(baseline.ratios)
     const results = await bench(options, dir)
     const markdown = renderResults(results)
     console.log(markdown)
@@ -210,6 +220,15 @@ async function main (): Promise<number> {
     if (results.problems.length > 0) {
       console.error(`The run had ${results.problems.length} problem(s); see the Problems section.`)
       return 1
+    }
+    if (baseline !== null) {
+      const rows = gate(baseline, results.scenarios)
+      console.log(gateTable(rows, baseline.margin))
+      const fell = rows.filter((row) => !row.held)
+      if (fell.length > 0) {
+        console.error(`Regression gate: ${fell.map((row) => row.title).join('; ')} fell below its floor.`)
+        return 1
+      }
     }
     return 0
   } catch (error) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,6 +12,9 @@ export const SECRETS_KEY = randomBytes(32).toString('base64')
 /** 1e9 sentiment calls at the default price: a run can never drain it into a 402 storm. */
 const WALLET_BALANCE = 1_000_000
 const SERVER_SCRIPT = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
+/** The node flags `npm start` runs the server with (the young generation's size), so the bench measures the same. */
+const START_FLAGS = ((JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
+  .scripts.start.match(/--[\w-]+=\S+/g) ?? [])
 
 export interface ServiceSpec {
   name: string
@@ -31,11 +35,11 @@ export interface Captured {
   body: string
 }
 
-/** Starts the built service the way `npm start` does, logging at info as operators run it. */
+/** Starts the built service the way `npm start` does (its node flags too), logging at info as operators run it. */
 export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {}, startupLimitMs }: ServiceSpec): Promise<Server> {
   return startServer({
     name,
-    args: [...nodeFlags, SERVER_SCRIPT],
+    args: [...START_FLAGS, ...nodeFlags, SERVER_SCRIPT],
     // Limits checked on every request, as in service, but high enough that the load never meets them.
     env: {
       DATABASE_URL: databaseUrl,

@@ -87,6 +87,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
 
 /** The application, as one plugin: infrastructure, then shared decorators, then Bees and routes. */
 export default async function app (fastify: FastifyInstance, { config }: AppOptions) {
+  // The bench's per-step timing, first so that it wraps every hook added after it; never loaded in service.
+  if (config.BENCH_SPANS_FILE !== undefined) await fastify.register((await import('../plugins/spans.js')).default, { file: config.BENCH_SPANS_FILE })
   await fastify.register(configPlugin, { config })
   // Before every route and hook, so each request's span covers them all.
   await fastify.register(tracing)

@@ -66,6 +66,11 @@ export const ConfigSchema = Type.Object({
     minLength: 16,
     description: 'Bearer token for the admin API; the admin API is disabled when unset.'
   })),
+  BENCH_SPANS_FILE: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'Bench builds only: time every request hook and execution step, and write their totals to this file at close ' +
+      '(bench/breakdown.ts). Unset in service: nothing is timed.'
+  })),
   METRICS_TOKEN: Type.Optional(Type.String({
     minLength: 16,
     description: 'Bearer token that /metrics asks for on the service\'s own port. Unset (and METRICS_PORT unset): no metrics are ' +

@@ -29,6 +29,45 @@ test('every answer carries nosniff, no framing and a CSP that allows nothing act
   }
 })
 
+test('JSON answers carry the REST set only; HTML and Markdown answers add the headers only a browser rendering them uses', async (t) => {
+  const app = await build(t)
+  const documentOnly = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options',
+    'x-permitted-cross-domain-policies', 'x-xss-protection']
+  const rest = {
+    'cross-origin-resource-policy': 'same-origin',
+    'referrer-policy': 'no-referrer',
+    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY'
+  }
+  const json = [
+    await app.inject({ url: '/api/bees' }),
+    await app.inject({ url: '/api/nothing-here' }),
+    await app.inject({ method: 'POST', url: '/api/bees/sentiment-analyzer/execute', payload: '{', headers: { 'content-type': 'application/json' } })
+  ]
+  for (const response of json) {
+    t.match(response.headers['content-type'], /^application\/json/)
+    t.match(response.headers, rest, `${response.statusCode}: the REST set`)
+    for (const name of documentOnly) t.equal(response.headers[name], undefined, `${response.statusCode}: no ${name} on JSON`)
+  }
+  const documents = [
+    await app.inject({ url: '/docs/' }),
+    await app.inject({ url: '/api/bees/weather-sensor', headers: { accept: 'text/markdown' } })
+  ]
+  for (const response of documents) {
+    const name = String(response.headers['content-type'])
+    t.match(response.headers, rest, `${name}: the REST set`)
+    t.match(response.headers, {
+      'cross-origin-opener-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0'
+    }, `${name}: the browser-only headers`)
+  }
+})
+
 test('answers holding a wallet token, a publisher key or a signing secret are Cache-Control: no-store', async (t) => {
   const fake = await startFakeBee()
   t.teardown(fake.close)

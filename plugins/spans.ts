@@ -1,0 +1,92 @@
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { Spans } from '../src/core/spans.js'
+import { OneLineRequestLog } from './access-log.js'
+
+export const RESET_HEADER = 'x-bench-spans-reset'
+
+/** The request hooks, each with the position of its `done` callback. */
+const REQUEST_HOOKS: Record<string, number> = {
+  onRequest: 2, preParsing: 3, preValidation: 2, preHandler: 2, preSerialization: 3, onSend: 3, onResponse: 2, onError: 3, onTimeout: 2, onRequestAbort: 1
+}
+
+/** Who added a hook: the first frame of the caller outside Fastify and this file (a plugin's file, or a package). */
+function site (): string {
+  const frames = (new Error().stack ?? '').split('\n').slice(1)
+  for (const frame of frames) {
+    if (/spans\.|node_modules\/(fastify|avvio|fastify-plugin)\/|\(node:|at node:/.test(frame)) continue
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(frame)
+    if (pkg !== null) return pkg[1] as string
+    const file = /([^/\\]+)\.[cm]?[jt]s:\d+/.exec(frame)
+    if (file !== null) return file[1] as string
+  }
+  return 'unknown'
+}
+
+/**
+ * The bench build's per-step timing (BENCH_SPANS_FILE set; app.ts registers this first, or not at all): every
+ * request hook added after it, every route's own hooks and handler, the executor's steps, the ledger's
+ * repositories and the access log line are timed and summed; the totals are written to BENCH_SPANS_FILE at close.
+ * A request with the header X-Bench-Spans-Reset forgets what was counted (the bench sends one after its warm-up).
+ * Nothing here runs in a normal build.
+ */
+export default fp(async (fastify, { file }: { file: string }) => {
+  const spans = new Spans()
+  const wrapped = new WeakSet<object>()
+  const timed = <F extends (...args: never[]) => unknown>(step: string, fn: F, callbackAt?: number): F => {
+    if (wrapped.has(fn)) return fn
+    const timedFn = spans.timed(step, fn, callbackAt)
+    wrapped.add(timedFn)
+    return timedFn
+  }
+
+  /** A route's own hooks and handler, those that onRoute hooks (named by `by`) added since the last look included. */
+  function timeRoute (route: RouteOptions, by: string): void {
+    const options = route as unknown as Record<string, unknown>
+    for (const [hook, callbackAt] of Object.entries(REQUEST_HOOKS)) {
+      const hooks = options[hook]
+      if (hooks === undefined) continue
+      const named = (fn: (...args: never[]) => unknown) => timed(`${hook} ${by}${fn.name === '' ? '' : ` ${fn.name}`}`, fn, callbackAt)
+      options[hook] = Array.isArray(hooks) ? hooks.map(named) : named(hooks as (...args: never[]) => unknown)
+    }
+    route.handler = timed('route handler', route.handler as (...args: never[]) => unknown) as RouteOptions['handler']
+  }
+
+  const addHook = fastify.addHook as (this: FastifyInstance, name: string, fn: (...args: never[]) => unknown) => FastifyInstance
+  const patched = function (this: FastifyInstance, name: string, fn: (...args: never[]) => unknown): FastifyInstance {
+    const by = site()
+    const callbackAt = REQUEST_HOOKS[name]
+    if (callbackAt !== undefined) return addHook.call(this, name, timed(`${name} ${by}`, fn, callbackAt))
+    if (name === 'onRoute') {
+      return addHook.call(this, name, function (this: unknown, route: RouteOptions) {
+        (fn as (route: RouteOptions) => void).call(this, route)
+        timeRoute(route, by)
+      })
+    }
+    return addHook.call(this, name, fn)
+  }
+  fastify.addHook('onRoute', (route) => { timeRoute(route, 'route') })
+  fastify.addHook('onResponse', (request, reply, done) => {
+    if (request.headers[RESET_HEADER] === undefined) spans.request(reply.elapsedTime)
+    else spans.reset()
+    done()
+  })
+  // Every plugin registered after this one sees this instance, or an instance whose prototype it is.
+  Object.assign(fastify, { addHook: patched })
+  fastify.addHook('onReady', async () => {
+    spans.timeMethods('execute', fastify.executor)
+    for (const [name, repository] of Object.entries(fastify.ledger)) {
+      if (typeof repository === 'object' && repository !== null) spans.timeMethods(`ledger ${name}`, repository)
+    }
+    OneLineRequestLog.prototype.requestCompleted = function (...args) {
+      const started = performance.now()
+      requestCompleted.apply(this, args)
+      spans.add('access log line', performance.now() - started)
+    }
+  })
+  const { requestCompleted } = OneLineRequestLog.prototype
+  fastify.addHook('onClose', async () => {
+    OneLineRequestLog.prototype.requestCompleted = requestCompleted
+    spans.write(file)
+  })
+}, { name: 'spans' })
