@@ -2,7 +2,7 @@
 // oidc-provider (what Apiary uses) against the MCP SDK's Express auth helpers (the alternative issue 27 names).
 // Each run is one fresh process: import the library, build the server, answer one authorization request over
 // HTTP, then measure heap and RSS after a full GC, against a baseline that does the same with no library.
-//   node --expose-gc scripts/oauth-library-cost.mjs [runs]
+//   node --expose-gc bench/oauth-library-cost.mjs [runs]
 // Plain JavaScript, not TypeScript: a TypeScript loader would be timed with the imports. Runs with any Node >= 20.
 import { execFileSync } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
