@@ -76,7 +76,15 @@ export class CatalogSync {
   /** One published Bee, read when first used; one this version cannot serve is reported once (the cache keeps its `false`). */
   async #load (id: string): Promise<LoadedBee | null> {
     const { store, proxy, log } = this.#options
-    const bee = await store.catalogBee(id)
+    let bee: Awaited<ReturnType<CatalogRepository['catalogBee']>>
+    try {
+      bee = await store.catalogBee(id)
+    } catch (error) {
+      // A row whose stored JSON does not parse (written by hand, or damaged) is that Bee's fault alone.
+      if (!(error instanceof SyntaxError)) throw error
+      log.warn({ beeId: id, reason: error.message }, 'published Bee skipped: its stored row cannot be read')
+      return false
+    }
     if (bee === null) return null
     try {
       return publishedBee(bee, proxy)
