@@ -23,6 +23,18 @@ test('in memory: the first calls of the minute up to the limit pass, then the re
   t.same(await takes(limiter, 'a', 10, 1), [true], 'a raised limit lets the next call through within the same minute')
 })
 
+test('in memory: windows that ended are dropped, so the counters hold the Bees called lately, not every Bee called', async (t) => {
+  let now = 0
+  const limiter = new MemoryBeeLimiter(() => now)
+  t.same(await takes(limiter, 'kept', 1, 2), [true, false])
+  for (let i = 0; i < 3000; i++) await limiter.take(`old-${i}`, 5)
+  now += 60_000
+  t.same(await takes(limiter, 'kept', 1, 2), [true, false], 'a new minute: the limit counts afresh')
+  for (let i = 0; i < 3000; i++) await limiter.take(`new-${i}`, 5)
+  t.ok(limiter.size <= 3001 + 1, `only this minute's Bees are held (${limiter.size})`)
+  t.same(await takes(limiter, 'new-0', 1, 1), [false], 'a Bee of this minute keeps its count through a sweep')
+})
+
 test('in Redis: instances count together, and concurrent calls never let more than the limit through', { skip: redisSkip }, async (t) => {
   const [one, two] = [new Redis(redisUrl as string), new Redis(redisUrl as string)]
   t.teardown(async () => { await one.quit(); await two.quit() })
