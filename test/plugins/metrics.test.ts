@@ -5,6 +5,7 @@ import { test } from 'tap'
 import { build, createWallet, execute } from '../helper.js'
 import { freePort } from '../free-port.js'
 import { allTools, clients, listening } from '../http/mcp/clients.js'
+import { beeBody, publish, publishingSetup } from '../publishing-helper.js'
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef'
 const scraper = { authorization: `Bearer ${METRICS_TOKEN}` }
@@ -99,6 +100,19 @@ test('a paid call that fails is counted as a void; a 429 from a Bee\'s own limit
   t.equal(valueOf(metrics, 'apiary_ledger_voids_total', { reason: 'failure' }), 1)
   t.equal(valueOf(metrics, 'apiary_ledger_captures_total'), 0)
   t.equal(valueOf(metrics, 'apiary_rate_limited_total', { scope: 'caller' }), 1)
+})
+
+test('published Bees are counted together under bee="published", so the series do not grow with the catalog', async (t) => {
+  const { app, fake, publisher } = await publishingSetup(t, { METRICS_TOKEN })
+  for (const id of ['shout-one', 'shout-two']) {
+    await publish(app, publisher.headers, beeBody(id, fake.url))
+    t.equal((await execute(app, id, { text: 'buzz' })).statusCode, 200)
+  }
+  await execute(app, 'text-summarizer', { text: 'Bees buzz. Honey is sweet.' })
+  const metrics = await scrape(app)
+  t.equal(valueOf(metrics, 'apiary_bee_calls_total', { bee: 'published', outcome: 'ok' }), 2)
+  t.equal(valueOf(metrics, 'apiary_bee_call_duration_seconds', { bee: 'published', remote: 'true' }), 2)
+  t.same(samples(metrics, 'apiary_bee_calls_total').map((sample) => sample.labels.bee).sort(), ['published', 'text-summarizer'], 'a built-in keeps its id')
 })
 
 test('MCP calls are counted like HTTP ones', async (t) => {
