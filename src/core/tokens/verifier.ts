@@ -1,4 +1,6 @@
 import { errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose'
+import { LRUCache } from 'lru-cache'
+import { hashSecret } from '../ledger/secrets.js'
 import type { WalletToken } from '../ledger/tokens/token-repository.js'
 import { fromMicros } from '../money.js'
 import type { SigningKeyring } from './keyring.js'
@@ -9,6 +11,13 @@ export const TOKEN_ISSUER = 'apiary'
 export type Verified =
   | { ok: true, walletId: string, tokenId: string }
   | { ok: false, reason: 'TOKEN_INVALID' | 'TOKEN_EXPIRED' }
+
+/** How many verified tokens are remembered (a few hundred bytes each): the tokens in use at once on a busy instance. */
+const REMEMBERED_TOKENS = 4096
+
+interface Remembered { walletId: string, tokenId: string, exp: number }
+
+const EXPIRED: Verified = { ok: false, reason: 'TOKEN_EXPIRED' }
 
 /** The claims that copy a token's terms, for gateways that read them offline; the same on every verification token. */
 export function termsClaims (token: WalletToken, currency: string) {
@@ -30,6 +39,15 @@ export function termsClaims (token: WalletToken, currency: string) {
 export class TokenSigner {
   readonly #keyring: SigningKeyring
   readonly #getKey: JWTVerifyGetKey
+  /**
+   * Tokens whose signature checked out, by the SHA-256 of the token and the audience: a call checks its
+   * token twice (rate limit, payment) and an agent presents one token call after call, while an Ed25519
+   * verification costs more than the rest of the payment step. The digest keeps the tokens themselves
+   * out of memory, as the ledger keeps wallet keys. What a signature proves cannot change (a public key,
+   * once loaded, stays), so only the expiry is checked again, as jose checks it; a failure is never
+   * remembered, and revocation and caps are the ledger's, checked with every hold.
+   */
+  readonly #verified = new LRUCache<string, Remembered>({ max: REMEMBERED_TOKENS })
 
   constructor (keyring: SigningKeyring) {
     this.#keyring = keyring
@@ -57,6 +75,13 @@ export class TokenSigner {
    * audience when one is named: a token minted for OAuth is good only at the resource it was granted for.
    */
   async verify (jws: string, audience?: string): Promise<Verified> {
+    const digest = `${hashSecret(jws)} ${audience ?? ''}`
+    // jose's rule: expired when exp is not after the current second.
+    const nowSeconds = Math.floor(this.#keyring.now() / 1000)
+    const remembered = this.#verified.get(digest)
+    if (remembered !== undefined) {
+      return remembered.exp <= nowSeconds ? EXPIRED : { ok: true, walletId: remembered.walletId, tokenId: remembered.tokenId }
+    }
     try {
       const { payload } = await jwtVerify(jws, this.#getKey, {
         algorithms: ['EdDSA'],
@@ -65,7 +90,10 @@ export class TokenSigner {
         requiredClaims: ['sub', 'jti', 'exp'],
         currentDate: new Date(this.#keyring.now())
       })
-      return { ok: true, walletId: payload.sub as string, tokenId: payload.jti as string }
+      const verified = { walletId: payload.sub as string, tokenId: payload.jti as string }
+      // A not-before time would be one more clock check; these tokens carry none, so one that does is not remembered.
+      if (payload.nbf === undefined) this.#verified.set(digest, { ...verified, exp: payload.exp as number })
+      return { ok: true, ...verified }
     } catch (error) {
       return { ok: false, reason: error instanceof errors.JWTExpired ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID' }
     }

@@ -1,5 +1,8 @@
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler } from '@modelcontextprotocol/server'
+import type { IncomingHttpHeaders } from 'node:http'
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCResponse, type McpHttpHandler } from '@modelcontextprotocol/server'
 import type { CallContext } from './call.js'
+import { directRequest } from './direct.js'
+import { ExchangeTransport } from './exchange-transport.js'
 import { mcpServer, type McpOptions } from './server.js'
 
 /**
@@ -23,6 +26,21 @@ export class McpEndpoint {
       if (context === undefined) throw new Error('MCP request without its context')
       return mcpServer(this.#options, context, era)
     }, { legacy: 'reject', responseMode: 'auto' })
+  }
+
+  /**
+   * The answer (HTTP 200, in JSON) to a 2025-era request that the SDK's stateless transport would answer
+   * so, given to a fresh server through a transport of one exchange: the same server and protocol
+   * handling, without a web Request and Response around them. Undefined for every other request, which
+   * `serve` answers.
+   */
+  async answer (headers: IncomingHttpHeaders, message: unknown, context: CallContext): Promise<JSONRPCResponse | undefined> {
+    const request = directRequest(headers, message)
+    if (request === undefined) return undefined
+    const transport = new ExchangeTransport()
+    // Nothing to close afterwards: the server holds no stream and no timer, and goes with the exchange.
+    await mcpServer(this.#options, context, 'legacy').connect(transport)
+    return await transport.exchange(request)
   }
 
   async serve (request: Request, message: unknown, context: CallContext): Promise<Response> {

@@ -67,14 +67,17 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   const guard = doorGuard(fastify.config)
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const bearer = await mcpBearerToken(request, reply, fastify.walletTokens.signer)
-    const response = await endpoint.serve(toWebRequest(request, request.body), request.body, {
+    const context = {
       walletToken: walletTokenOf(request) ?? bearer,
       idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
       requestId: request.id,
       log: request.log,
       baseUrl: () => baseUrlOf(request)
-    })
-    return await sendWebResponse(reply, response)
+    }
+    const answer = await endpoint.answer(request.headers, request.body, context)
+    // Serialized as the SDK serializes its answers (JSON.stringify): a string passes the route's serializer by.
+    if (answer !== undefined) return await reply.type('application/json').send(JSON.stringify(answer))
+    return await sendWebResponse(reply, await endpoint.serve(toWebRequest(request, request.body), request.body, context))
   }
   fastify.post('/mcp', { ...options, schema: schema('mcp', ''), onRequest: guard }, serve)
   fastify.post(MCP_OAUTH_PATH, {
