@@ -4,7 +4,7 @@ import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
-import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
@@ -223,7 +223,15 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     async activeBees (filter, limit) {
       if (filter.ids?.length === 0) return []
       const rows = await active(filter).selectAll().orderBy(idInByteOrder).limit(limit).execute()
-      return rows.map((row) => catalogBeeOf(row, box))
+      return rows.map((row): CatalogBee | UnreadableBee => {
+        try {
+          return catalogBeeOf(row, box)
+        } catch (error) {
+          // A row whose stored JSON does not parse (written by hand, or damaged) is that Bee's fault alone.
+          if (!(error instanceof SyntaxError)) throw error
+          return { id: row.id, unreadable: error.message }
+        }
+      })
     },
 
     async activeBeeIds (filter, limit) {
