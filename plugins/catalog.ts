@@ -29,7 +29,7 @@ export default fp(async (fastify) => {
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
-  fastify.decorate('catalog', { egress, refresh: () => sync.refresh(), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog) })
+  fastify.decorate('catalog', { egress, refresh: () => sync.refresh(), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
 
   fastify.addHook('onReady', async () => {
     // The built-in Bees live in code, so each start indexes their text.

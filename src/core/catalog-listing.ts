@@ -1,4 +1,5 @@
-import type { CatalogFilter, CatalogRepository } from './ledger/catalog/catalog-repository.js'
+import type { CatalogBee, CatalogFilter, CatalogRepository, UnreadableBee } from './ledger/catalog/catalog-repository.js'
+import type { Logger } from './logger.js'
 import { publishedRecord } from './publishing/published-bee.js'
 import type { Registry } from './registry.js'
 import type { BeeRecord } from './schemas.js'
@@ -36,10 +37,36 @@ function merged<T> (builtins: T[], stored: T[], idOf: (item: T) => string, limit
 export class CatalogListing {
   readonly #registry: Registry
   readonly #store: CatalogRepository
+  readonly #log: Logger
+  /** The unreadable rows reported already: each is reported once, not on every page that skips it. */
+  readonly #reported = new Set<string>()
 
-  constructor (registry: Registry, store: CatalogRepository) {
+  constructor (registry: Registry, store: CatalogRepository, log: Logger) {
     this.#registry = registry
     this.#store = store
+    this.#log = log
+  }
+
+  /**
+   * The stored Bees a page takes: `limit` readable ones when there are as many. A row that cannot be read is skipped
+   * (its detail answers 404 likewise), and one more row read in its place, so the page and whether more follow stay right.
+   */
+  async #readable (filter: CatalogFilter, limit: number): Promise<CatalogBee[]> {
+    for (let skipped = 0; ;) {
+      const rows = await this.#store.activeBees(filter, limit + skipped)
+      const unreadable = rows.filter((row): row is UnreadableBee => 'unreadable' in row)
+      if (unreadable.length === skipped || rows.length < limit + skipped) {
+        for (const { id, unreadable: reason } of unreadable) this.#report(id, reason)
+        return rows.filter((row): row is CatalogBee => !('unreadable' in row)).slice(0, limit)
+      }
+      skipped = unreadable.length
+    }
+  }
+
+  #report (id: string, reason: string): void {
+    if (this.#reported.has(id)) return
+    this.#reported.add(id)
+    this.#log.warn({ beeId: id, reason }, 'published Bee skipped: its stored row cannot be read')
   }
 
   #builtins (filter: CatalogFilter): BeeRecord[] {
@@ -48,7 +75,7 @@ export class CatalogListing {
 
   /** The active Bees matching `filter`, in id order, at most `limit`, and whether more follow. */
   async list (filter: CatalogFilter, limit: number): Promise<{ records: BeeRecord[], more: boolean }> {
-    const stored = (await this.#store.activeBees(filter, limit + 1)).map(publishedRecord)
+    const stored = (await this.#readable(filter, limit + 1)).map(publishedRecord)
     const { items, more } = merged(this.#builtins(filter), stored, (record) => record.id, limit)
     return { records: items, more }
   }

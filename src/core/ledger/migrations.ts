@@ -6,6 +6,7 @@ import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely
 import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
 import { catalogChangesMigration, catalogSearchMigration } from './catalog/migration.js'
 import { oauthMigration } from './oauth/migration.js'
+import { catalogListingMigration } from './catalog/listing-migration.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -232,7 +233,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0012_bee_health': healthMigration,
       '0013_catalog_changes': catalogChangesMigration(dialect),
       '0014_catalog_search': catalogSearchMigration(dialect),
-      '0015_oauth': oauthMigration
+      '0015_oauth': oauthMigration,
+      '0016_catalog_listing': catalogListingMigration(dialect)
     })
   }
 }

@@ -24,6 +24,8 @@ export class CatalogSync {
   readonly #options: CatalogSyncOptions
   #seen = -1
   #running: Promise<void> | null = null
+  /** The sync every caller arriving during `#running` waits for; null while none is. */
+  #next: Promise<void> | null = null
   /** Stops listening for other instances' notifications; null while not listening. */
   #unlisten: (() => Promise<void>) | null = null
   #closed = false
@@ -35,10 +37,18 @@ export class CatalogSync {
 
   /** Brings the registry in line with the database: published Bees and built-in statuses. */
   async refresh (): Promise<void> {
-    // One sync at a time; a caller arriving during one waits for it and then syncs again.
-    while (this.#running !== null) await this.#running
-    this.#running = this.#sync().finally(() => { this.#running = null })
-    await this.#running
+    if (this.#running === null) {
+      this.#running = this.#sync().finally(() => { this.#running = null })
+      return await this.#running
+    }
+    // One sync at a time. The one under way may have read before the caller's change: the caller needs the next,
+    // which starts when it ends and serves every caller arriving meanwhile (8 publishers at once wait for one more
+    // sync, not for 8 in a row).
+    this.#next ??= this.#running.catch(() => {}).then(async () => {
+      this.#next = null
+      await this.refresh()
+    })
+    await this.#next
   }
 
   /**

@@ -42,6 +42,13 @@ export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecre
   secrets (): { signingSecret: string, previousSigningSecret: string | null }
 }
 
+/** A stored row this version cannot read (its stored JSON does not parse): listings skip it, as its detail does. */
+export interface UnreadableBee {
+  id: string
+  /** Why it cannot be read. */
+  unreadable: string
+}
+
 /** What changed in the catalog after a version: the ids of Bees changed and removed since, built-in states changed, and the version read. */
 export interface CatalogChanges {
   version: number
@@ -110,8 +117,8 @@ export interface CatalogRepository {
   builtinStates (): Promise<BuiltinState[]>
   /** One published Bee as the registry loads it (its secrets sealed until its first call), or null. */
   catalogBee (id: string): Promise<CatalogBee | null>
-  /** The active published Bees matching `filter`, in id order, at most `limit`. */
-  activeBees (filter: CatalogFilter, limit: number): Promise<CatalogBee[]>
+  /** The active published Bees matching `filter`, in id order, at most `limit`; a row that cannot be read is one, as such. */
+  activeBees (filter: CatalogFilter, limit: number): Promise<Array<CatalogBee | UnreadableBee>>
   /** activeBees' ids alone: what a ranking needs before it knows which records its page takes. */
   activeBeeIds (filter: CatalogFilter, limit: number): Promise<string[]>
   /**

@@ -1,30 +1,30 @@
-import type { Transaction } from 'kysely'
-import { sql } from 'kysely'
-import type { Tables } from '../tables.js'
+import { type RawBuilder, sql } from 'kysely'
 
 /** How the instance that changes the catalog wakes the others; a database without notifications leaves them to their poll. */
 export interface CatalogNotifications {
-  /** Sends, on commit of `trx`, the version it brings the catalog to. */
-  notify (trx: Transaction<Tables>, version: number): Promise<void>
+  /**
+   * What the statement that takes a new catalog version returns beside it, to send that version to the other
+   * instances on commit; null where there is nothing to send. `version` is the new version's column.
+   */
+  sent (version: RawBuilder<number>): RawBuilder<unknown> | null
   listen (onNotify: () => void, onError: (error: Error) => void): Promise<() => Promise<void>>
 }
 
 export const noNotifications: CatalogNotifications = {
-  async notify () {},
+  sent: () => null,
   async listen () { return async () => {} }
 }
 
 /**
  * PostgreSQL LISTEN/NOTIFY on a channel of the schema's own (several deployments, or parallel tests,
  * share one server). NOTIFY is transactional: the others are woken only once the change is committed.
- * The listener holds one connection of its own, outside the pool.
+ * It is sent by the statement that takes the version, which saves a round trip while that version's
+ * row, which every change waits for, is locked. The listener holds one connection of its own, outside the pool.
  */
 export function postgresNotifications (connectionString: string, schema: string): CatalogNotifications {
   const channel = `apiary_catalog_${schema}`
   return {
-    async notify (trx, version) {
-      await sql`SELECT pg_notify(${channel}, ${String(version)})`.execute(trx)
-    },
+    sent: (version) => sql`pg_notify(${channel}, ${version}::text)`,
     async listen (onNotify, onError) {
       const { default: pg } = await import('pg')
       const client = new pg.Client({ connectionString, application_name: `apiary catalog listener ${schema}` })

@@ -1,10 +1,10 @@
-import { type Kysely, type Selectable, type Transaction, sql } from 'kysely'
+import { type Expression, type Kysely, type QueryCreator, type Selectable, type Transaction, sql } from 'kysely'
 import type { JsonObject } from '../../publishing/json-schema.js'
 import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
-import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
@@ -84,23 +84,43 @@ const wordsOf = (query: string) => query.split(/[^\p{L}\p{N}]+/u).filter((word) 
 /** The words of a query as an FTS5 query: each quoted (no operator syntax), all required as websearch_to_tsquery does, or any. */
 const fts5Query = (query: string, match: 'all' | 'any') => wordsOf(query).map((word) => `"${word}"`).join(match === 'all' ? ' ' : ' OR ')
 
+/** Thrown inside an insert's transaction when the id is taken, to roll back what it wrote before it knew. */
+class IdTaken extends Error {}
+
 /**
  * The catalog over Kysely (the same queries serve SQLite and PostgreSQL); signing secrets are sealed by
  * `box` on the way in and opened on the way out.
  */
 export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box: SecretBox, notifications: CatalogNotifications): CatalogRepository {
+  /** Takes the next catalog version (and, where there are notifications, sends it on commit). */
+  const bump = (query: QueryCreator<Tables>) => {
+    const taken = query.updateTable('catalog_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1)
+    const notice = notifications.sent(sql.ref<number>('version'))
+    return notice === null ? taken.returning('version') : taken.returning(['version', notice.as('notified')])
+  }
+
   /**
-   * Runs a change under the next catalog version, which it stamps on the rows it writes. Taking the
-   * version first locks its row: changes commit in version order, so a reader that saw version V has
-   * every change up to V. The other instances are notified on commit.
+   * Runs a change under the next catalog version, which it stamps on the rows it writes. Taking the version locks its
+   * row until commit: changes commit in version order, so a reader that saw version V has every change up to V. Every
+   * change waits for that lock, so it is taken as late as it can be: `prepare` does what no other change waits for
+   * (the search index; an owner's quota, under that owner's lock), then `write` writes the catalog's rows in one
+   * statement that on PostgreSQL also takes the version (a CTE) and sends the notification, so the lock is held for
+   * that statement and the commit rather than for round trips to the service. SQLite runs one writer at a time: there
+   * the version is taken first, which takes the database's write lock for all that follows.
    */
-  const change = <T>(work: (trx: Transaction<Tables>, version: number) => Promise<T>) => db.transaction().execute(async (trx) => {
-    const { version } = await trx.updateTable('catalog_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1)
-      .returning('version').executeTakeFirstOrThrow()
-    const result = await work(trx, Number(version))
-    await notifications.notify(trx, Number(version))
-    return result
-  })
+  const change = <P, T>(
+    prepare: (trx: Transaction<Tables>) => Promise<P>,
+    write: (query: QueryCreator<Tables>, version: Expression<number>, prepared: P) => Promise<T>
+  ) => db.transaction().execute(async (trx) => {
+      if (dialect === 'sqlite') {
+        const { version } = await bump(trx).executeTakeFirstOrThrow()
+        return await write(trx, sql.val(Number(version)), await prepare(trx))
+      }
+      const prepared = await prepare(trx)
+      // The CTE's columns are read only through `version`; the writes see the catalog's tables as they are.
+      return await write(trx.with('bump', bump) as unknown as QueryCreator<Tables>, sql<number>`(SELECT version FROM bump)`, prepared)
+    })
+  const nothingToPrepare = async () => {}
 
   // Ids are compared as JavaScript compares them (byte order), whatever the database's collation, so pages
   // merge with the built-in Bees and a cursor means the same on every backend.
@@ -123,17 +143,36 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     return Number(row.version)
   }
 
-  /** The search row follows the Bee in its transaction (FTS5 has no upsert: replaced whole). */
+  /**
+   * The search row follows the Bee in its transaction: upserted in one statement on PostgreSQL, replaced whole
+   * on SQLite (FTS5 has no upsert).
+   */
   const index = async (trx: Transaction<Tables>, text: SearchText | null, id: string) => {
+    if (text !== null && dialect === 'postgres') {
+      const { id: _, ...columns } = textOf(text)
+      await trx.insertInto('catalog_search').values({ id, ...columns }).onConflict((oc) => oc.column('id').doUpdateSet(columns)).execute()
+      return
+    }
     await trx.deleteFrom('catalog_search').where('id', '=', id).execute()
     if (text !== null) await trx.insertInto('catalog_search').values(textOf(text)).execute()
   }
 
-  const insert = async (trx: Transaction<Tables>, bee: StoredBee, version: number) => {
-    const inserted = await trx.insertInto('published_bees').values({ ...toRow(bee, box), change_seq: version })
+  /** Inserts the Bee, unless its id is taken: then the transaction is rolled back, its search row with it. */
+  const insert = async (query: QueryCreator<Tables>, bee: StoredBee, version: Expression<number>) => {
+    const inserted = await query.insertInto('published_bees').values({ ...toRow(bee, box), change_seq: version })
       .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
-    if (inserted !== undefined) await index(trx, bee, bee.id)
-    return inserted !== undefined
+    if (inserted === undefined) throw new IdTaken()
+  }
+
+  /** An insert's outcome once its transaction has ended. */
+  const inserting = async (run: () => Promise<void>): Promise<'inserted' | 'taken'> => {
+    try {
+      await run()
+      return 'inserted'
+    } catch (error) {
+      if (error instanceof IdTaken) return 'taken'
+      throw error
+    }
   }
 
   return {
@@ -161,8 +200,8 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
       // One statement: the secret replaced is the one stored at that moment, whatever else rotates it concurrently.
       // Both columns are sealed for the same Bee, so the replaced ciphertext moves as it is. The version
       // moves so every instance reloads the Bee with its new secret.
-      return await change(async (trx, catalogVersion) => {
-        const result = await trx.updateTable('published_bees').set((eb) => ({
+      return await change(nothingToPrepare, async (query, catalogVersion) => {
+        const result = await query.updateTable('published_bees').set((eb) => ({
           previous_signing_secret: previousUntil === null ? null : eb.ref('signing_secret'),
           previous_secret_expires_at: previousUntil,
           signing_secret: box.seal(secret, id),
@@ -223,7 +262,15 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     async activeBees (filter, limit) {
       if (filter.ids?.length === 0) return []
       const rows = await active(filter).selectAll().orderBy(idInByteOrder).limit(limit).execute()
-      return rows.map((row) => catalogBeeOf(row, box))
+      return rows.map((row): CatalogBee | UnreadableBee => {
+        try {
+          return catalogBeeOf(row, box)
+        } catch (error) {
+          // A row whose stored JSON does not parse (written by hand, or damaged) is that Bee's fault alone.
+          if (!(error instanceof SyntaxError)) throw error
+          return { id: row.id, unreadable: error.message }
+        }
+      })
     },
 
     async activeBeeIds (filter, limit) {
@@ -267,43 +314,51 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     },
 
     async insertBee (bee) {
-      return await change((trx, version) => insert(trx, bee, version))
+      return await inserting(() => change((trx) => index(trx, bee, bee.id), (query, version) => insert(query, bee, version))) === 'inserted'
     },
 
     async insertBeeWithinQuota (bee, maxPerOwner) {
-      // The version row is locked first, so concurrent publishes wait there and each counts the others'
-      // Bees (PostgreSQL; SQLite runs one transaction at a time anyway).
-      return await change(async (trx, version) => {
+      let over = false
+      const outcome = await inserting(() => change(async (trx) => {
+        // Publishes by one owner wait for each other here, so each counts the others' Bees; other owners' go on
+        // (SQLite has taken its write lock already).
+        if (dialect === 'postgres') await trx.selectFrom('publishers').select('id').where('id', '=', bee.ownerId).forNoKeyUpdate().execute()
         const { count } = await trx.selectFrom('published_bees').select((eb) => eb.fn.countAll().as('count'))
           .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
-        if (Number(count) >= maxPerOwner) return 'over-quota'
-        return await insert(trx, bee, version) ? 'inserted' : 'taken'
-      })
+        over = Number(count) >= maxPerOwner
+        if (!over) await index(trx, bee, bee.id)
+      }, async (query, version) => {
+        if (!over) await insert(query, bee, version)
+      }))
+      return over ? 'over-quota' : outcome
     },
 
     async updateBee (bee) {
       const { id, ...row } = toRow(bee, box)
-      await change(async (trx, version) => {
-        await trx.updateTable('published_bees').set({ ...row, change_seq: version }).where('id', '=', id).execute()
-        await index(trx, bee, id)
+      await change((trx) => index(trx, bee, id), async (query, version) => {
+        await query.updateTable('published_bees').set({ ...row, change_seq: version }).where('id', '=', id).execute()
       })
     },
 
     async deleteBee (id) {
-      return await change(async (trx, version) => {
+      return await change(async (trx) => {
         const result = await trx.deleteFrom('published_bees').where('id', '=', id).executeTakeFirst()
-        if (Number(result.numDeletedRows) === 0) return false
-        await trx.insertInto('catalog_removals').values({ id, change_seq: version })
-          .onConflict((oc) => oc.column('id').doUpdateSet({ change_seq: version })).execute()
-        await index(trx, null, id)
-        return true
+        const deleted = Number(result.numDeletedRows) > 0
+        if (deleted) await index(trx, null, id)
+        return deleted
+      }, async (query, version, deleted) => {
+        if (deleted) {
+          await query.insertInto('catalog_removals').values({ id, change_seq: version })
+            .onConflict((oc) => oc.column('id').doUpdateSet({ change_seq: version })).execute()
+        }
+        return deleted
       })
     },
 
     async setBuiltinState (state) {
-      await change((trx, version) => {
+      await change(nothingToPrepare, async (query, version) => {
         const row = { status: state.status, status_message: state.statusMessage, sunset_at: state.sunsetAt, updated_at: state.updatedAt, change_seq: version }
-        return trx.insertInto('builtin_bee_states').values({ id: state.id, ...row })
+        await query.insertInto('builtin_bee_states').values({ id: state.id, ...row })
           .onConflict((oc) => oc.column('id').doUpdateSet(row)).execute()
       })
     }
