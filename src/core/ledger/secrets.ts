@@ -90,7 +90,12 @@ export class SecretBox {
 
   /** Is this stored value sealed with the current key (else it should be resealed)? */
   isCurrent (stored: string): boolean {
-    return isSealed(stored) && stored.split(':')[1] === this.#ring().currentId
+    return stored.startsWith(this.currentPrefix())
+  }
+
+  /** How every value sealed with the current key begins, so a store can find the others without reading every row. */
+  currentPrefix (): string {
+    return `${SEALED_PREFIX}:${this.#ring().currentId}:`
   }
 }
 

@@ -214,8 +214,16 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
 
     async resealSecrets () {
       const now = new Date().toISOString()
+      const current = box.currentPrefix()
+      const notCurrent = (column: 'signing_secret' | 'previous_signing_secret') => sql<boolean>`substr(${sql.ref(column)}, 1, ${current.length}) <> ${current}`
+      // Only the rows with work to do: a start reads none of a catalog sealed with the current key, whatever its size.
+      // A wrong SECRETS_KEY names no row's key, so every row is read and the first one refuses the start below.
       const rows = await db.selectFrom('published_bees')
-        .select(['id', 'signing_secret', 'previous_signing_secret', 'previous_secret_expires_at']).execute()
+        .select(['id', 'signing_secret', 'previous_signing_secret', 'previous_secret_expires_at'])
+        .where((eb) => eb.or([
+          notCurrent('signing_secret'),
+          eb.and([eb('previous_signing_secret', 'is not', null), eb.or([notCurrent('previous_signing_secret'), eb('previous_secret_expires_at', '<=', now)])])
+        ])).execute()
       let rewritten = 0
       for (const row of rows) {
         const expired = row.previous_signing_secret !== null && (row.previous_secret_expires_at ?? '') <= now
