@@ -49,6 +49,8 @@ function calibrationSection (rows: readonly SentimentRow[]): string {
 /** The headline goal of issue 30: the worst source's leave-one-source-out calibration error. */
 export const TRANSFER_GOAL = 0.05
 
+const TRANSFER_NOTES = '[docs/bees/sentiment-calibration.md](../docs/bees/sentiment-calibration.md)'
+
 const svgLink = (name: string): string => `[${RELIABILITY_FOLDER}/${name}.svg](${RELIABILITY_FOLDER}/${name}.svg)`
 
 function transferSection (report: TransferReport): string {
@@ -68,7 +70,8 @@ function transferSection (report: TransferReport): string {
   return [
     '## Calibration transfer: leave one source out (reporting halves)\n',
     `**Worst source: ${worst.source}, expected calibration error ${fixed(worst.calibrationError)}** ` +
-      `(goal <= ${TRANSFER_GOAL}: ${met} it).\n`,
+      `(goal <= ${TRANSFER_GOAL}: ${met} it).` +
+      (met === 'misses' ? ` What was tried, and why no input read from the text closes the gap: ${TRANSFER_NOTES}.` : '') + '\n',
     'For each source, the shipped calibration\'s features (' + report.features.length + ' of them) are refitted on the ' +
       `reporting halves of the other ${report.rows.length - 1} sources, each weighing the same, and the confidence this gives is scored on ` +
       'the one left out. The word model saw the tuning halves of the four VADER sets, never any UCI or Reddit text.\n',

@@ -20,8 +20,8 @@
 //    the evaluation reports (F1, r, macro-F1), among the blends that beat
 //    VADER's published F1 and r on every set by a standard error.
 // 4. Confidence: Platt scaling over what the text shows (the logit and the
-//    lexicon scores in the label's direction, length, conflict, social cues:
-//    model.ts calibrationFeatures), fitted on the out-of-fold views of the four
+//    lexicon scores in the label's direction, length, conflict, social cues,
+//    VADER's emphasis cues: model.ts calibrationFeatures), fitted on the out-of-fold views of the four
 //    tuning halves and on the tuning halves of the three UCI sets and of the
 //    Reddit sample (eval/unseen-sets.ts; the word model never saw them), every
 //    source weighing the same; a neutral label
@@ -247,7 +247,8 @@ export const CALIBRATION_CANDIDATES: ReadonlyArray<{ name: string; features: rea
   { name: 'length', features: [0, 1, 4, 5] },
   { name: 'lexicons, length', features: [0, 1, 2, 3, 4, 5] },
   { name: 'lexicons, length, conflict', features: [0, 1, 2, 3, 4, 5, 6, 7] },
-  { name: 'lexicons, length, conflict, social cue', features: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }
+  { name: 'lexicons, length, conflict, social cue', features: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] },
+  { name: 'lexicons, length, conflict, emphasis', features: [0, 1, 2, 3, 4, 5, 6, 7, 10] }
 ]
 
 const CALIBRATION_DIGITS = 3

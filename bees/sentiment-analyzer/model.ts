@@ -162,12 +162,14 @@ export function positiveLogit (signals: SentimentSignals, model: WordModel): num
 /**
  * Platt scaling's inputs, all read from the text, none naming where it came from (eval/tune-sentiment.ts chooses
  * which get a weight by leave-one-source-out calibration error): bias; the logit, each lexicon's score and the
- * conflict, in the label's direction; the text's length (log words), alone and with the logit; and the social-media
- * cue, alone and with VADER's score.
+ * conflict, in the label's direction; the text's length (log words), alone and with the logit; the social-media
+ * cue, alone and with VADER's score; and VADER's emphasis cues ("!", words in capitals), which mark text that says
+ * how it feels outright.
  */
 /** What each of calibrationFeatures() is, in order. */
 export const CALIBRATION_FEATURE_NAMES = [
-  'bias', 'logit', 'VADER', 'wink-nlp', 'logit x log words', 'log words', 'conflict', 'logit x conflict', 'social cue', 'VADER x social cue'
+  'bias', 'logit', 'VADER', 'wink-nlp', 'logit x log words', 'log words', 'conflict', 'logit x conflict', 'social cue', 'VADER x social cue',
+  'emphasis'
 ] as const
 
 export function calibrationFeatures (label: 'positive' | 'negative', signals: SentimentSignals, view: LearnedView): number[] {
@@ -176,7 +178,10 @@ export function calibrationFeatures (label: 'positive' | 'negative', signals: Se
   const vader = sign * signals.vader
   const logWords = Math.log1p(signals.wordCount)
   const social = signals.socialCues ? 1 : 0
-  return [1, towards, vader, sign * signals.wink, towards * logWords, logWords, view.conflict, towards * view.conflict, social, vader * social]
+  return [
+    1, towards, vader, sign * signals.wink, towards * logWords, logWords, view.conflict, towards * view.conflict, social, vader * social,
+    signals.emphasis
+  ]
 }
 
 /**

@@ -18,6 +18,8 @@ export interface SentimentSignals {
   vader: number
   /** Tokens VADER's lexicon gives a valence ("good", "free", ":)", "kill"): the text's general sentiment vocabulary. */
   sentimentTokens: number
+  /** VADER's emphasis on the sentiment words: "!" and sentiment words in capitals amid lower case, up to 3 of each (vader-compound.ts). */
+  emphasis: number
   /** wink-nlp document sentiment in [-1, 1]. */
   wink: number
   /** Emoticons, hashtags, mentions, "lol", "!!", stretched words: social-media register. */
@@ -65,6 +67,7 @@ export function extractSignals (text: string): SentimentSignals {
   return {
     vader: vader.compound,
     sentimentTokens: vader.sentimentTokens,
+    emphasis: vader.emphasis,
     // wink's typings widen every out() to string | T; for its.sentiment it is a number.
     wink: Number(nlp.readDoc(breakLongRuns(clean)).out(its.sentiment)),
     socialCues: hasSocialCues(clean),

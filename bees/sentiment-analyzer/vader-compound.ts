@@ -64,8 +64,16 @@ function stripListedPunctuation (token: string, words: ReadonlySet<string>): str
 // Python's str.isupper(), as vader-sentiment implements it.
 const isUpper = (word: string): boolean => /^[^a-z]*[A-Z]+[^a-z]*$/.test(word)
 
-/** VADER's compound score, and how many of the text's tokens its lexicon gave a valence: its general sentiment words. */
-export interface VaderScore { compound: number; sentimentTokens: number }
+/**
+ * VADER's compound score; how many of the text's tokens its lexicon gave a valence (its general sentiment words); and
+ * its emphasis on them, by the two rules with which VADER strengthens a valence: sentiment words in capitals amid
+ * lower-case text, and exclamation marks in text that has a sentiment word, each counted up to EMPHASIS_CAP. The
+ * capitals of code and logs ("SELECT", "INFO") are no sentiment word's, so they are no emphasis.
+ */
+export interface VaderScore { compound: number; sentimentTokens: number; emphasis: number }
+
+/** Past three of either cue a text is no more emphatic to the calibration: a run of "!!!!!!" is one shout. */
+export const EMPHASIS_CAP = 3
 
 export function vaderScore (text: string): VaderScore {
   const tokens = vaderTokens(text)
@@ -81,8 +89,24 @@ export function vaderScore (text: string): VaderScore {
     }
   }
   let sentimentTokens = 0
-  for (const valence of sentiments) if (valence !== 0) sentimentTokens += 1
-  return { compound: analyzer.score_valence(analyzer.but_check(tokens, sentiments), text).compound, sentimentTokens }
+  let capitals = 0
+  for (let i = 0; i < sentiments.length; i++) {
+    if (sentiments[i] === 0) continue
+    sentimentTokens += 1
+    if (sentiText.is_cap_diff && isUpper(tokens[i]!)) capitals += 1
+  }
+  const exclamations = sentimentTokens === 0 ? 0 : exclamationMarks(text)
+  return {
+    compound: analyzer.score_valence(analyzer.but_check(tokens, sentiments), text).compound,
+    sentimentTokens,
+    emphasis: Math.min(EMPHASIS_CAP, exclamations) + Math.min(EMPHASIS_CAP, capitals)
+  }
+}
+
+function exclamationMarks (text: string): number {
+  let count = 0
+  for (let i = text.indexOf('!'); i !== -1; i = text.indexOf('!', i + 1)) count += 1
+  return count
 }
 
 export const vaderCompound = (text: string): number => vaderScore(text).compound

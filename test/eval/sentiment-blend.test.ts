@@ -5,7 +5,7 @@ import type { SentimentSignals } from '../../bees/sentiment-analyzer/signals.js'
 import { tuneScoreBlend, type TuningSet } from '../../eval/tune-sentiment.js'
 
 const signals = (overrides: Partial<SentimentSignals> = {}): SentimentSignals => ({
-  vader: 0, sentimentTokens: 0, wink: 0, socialCues: false, wordCount: 3, nonEnglish: false, words: ['plot'], hasWords: true, ...overrides
+  vader: 0, sentimentTokens: 0, emphasis: 0, wink: 0, socialCues: false, wordCount: 3, nonEnglish: false, words: ['plot'], hasWords: true, ...overrides
 })
 const blend: ScoreBlend = { vaderWeight: 0.5, learnedShare: 0.5, learnedShareSocial: 0.2, learnedScale: 1, silentThreshold: 0.3 }
 

@@ -5,7 +5,7 @@ import { SENTIMENT_MAX_CHARS, analyzeSentiment } from '../../../bees/sentiment-a
 import { looksNonEnglish } from '../../../bees/sentiment-analyzer/language.js'
 import { breakLongRuns, normalizeText } from '../../../bees/sentiment-analyzer/signals.js'
 import { hasSocialCues, hasStretchedWord } from '../../../bees/sentiment-analyzer/social-cues.js'
-import { vaderCompound } from '../../../bees/sentiment-analyzer/vader-compound.js'
+import { EMPHASIS_CAP, vaderCompound, vaderScore } from '../../../bees/sentiment-analyzer/vader-compound.js'
 import { wordFeatures } from '../../../bees/sentiment-analyzer/word-features.js'
 import { fitSparseLogistic } from '../../../eval/sparse-logistic.js'
 import { SENTIMENT_SETS, fnv1a32, isTuningItem, loadSet, parseGroundTruth, splitHalf } from '../../../eval/datasets.js'
@@ -122,6 +122,16 @@ test('the fast VADER tokenizer gives exactly vader-sentiment\'s compound score',
     const text = parts.join('')
     return vaderCompound(text) === vader.SentimentIntensityAnalyzer.polarity_scores(text).compound
   }), { numRuns: 2000 })
+})
+
+test('emphasis: "!" and sentiment words in capitals amid lower case, as VADER reads them, each capped', async t => {
+  t.equal(vaderScore('The food was good.').emphasis, 0)
+  t.equal(vaderScore('The food was GOOD!').emphasis, 2)
+  t.equal(vaderScore('THE FOOD WAS GOOD').emphasis, 0, 'all capitals is no emphasis: VADER boosts only capitals amid lower case')
+  t.equal(vaderScore('It was good. Wow!!!!!!!').emphasis, EMPHASIS_CAP, 'a run of marks counts up to the cap')
+  t.equal(vaderScore('It was AWFUL AWFUL AWFUL AWFUL AWFUL food!!!!!').emphasis, 2 * EMPHASIS_CAP)
+  t.equal(vaderScore('2024-03-01 INFO worker started').emphasis, 0, 'capitals on a word with no valence are not emphasis')
+  t.equal(vaderScore('Deploy finished!').emphasis, 0, 'nor is "!" in text without a sentiment word')
 })
 
 test('social-media cues: emoticons, tags, "lol", "!!" and stretched words in any case', async t => {
