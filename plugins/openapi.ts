@@ -21,7 +21,7 @@ declare module 'fastify' {
 }
 
 // Weak: the document goes out as it is, gzip or br, and a strong ETag would name one exact byte sequence.
-const weak = (body: string): CachedText => ({ body, etag: `W/${etagOf(body)}` })
+const weak = (body: string): CachedText => ({ body: Buffer.from(body), etag: `W/${etagOf(body)}` })
 
 /**
  * The OpenAPI 3.0.3 document is generated from the route schemas, so it cannot drift from what the

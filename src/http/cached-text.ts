@@ -4,18 +4,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 /** Anonymous discovery answers may be reused briefly by caches in between; credentialed ones never are (see security-headers). */
 export const CACHE_CONTROL = 'public, max-age=5'
 
-export const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+export const etagOf = (body: string | Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 
-/** A rendered answer and its strong ETag. */
-export interface CachedText { body: string, etag: string }
+/**
+ * A rendered answer as the bytes sent, and its strong ETag. Bytes, not a string: a string is measured
+ * (Content-Length) and encoded to UTF-8 again on every send; a Buffer is written as it is.
+ */
+export interface CachedText { body: Buffer, etag: string }
 
-export const cachedText = (body: string): CachedText => ({ body, etag: etagOf(body) })
+export function cachedText (text: string): CachedText {
+  const body = Buffer.from(text)
+  return { body, etag: etagOf(body) }
+}
 
 /** Sends a rendered answer with its ETag, or 304 when the client already holds it. */
 export function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedText, contentType: string) {
   reply.header('etag', cached.etag).header('cache-control', CACHE_CONTROL)
   if (request.headers['if-none-match'] === cached.etag) return reply.code(304).send(null)
-  // Already rendered: a string is sent as it is, whatever the content type.
+  // Already rendered: the bytes are sent as they are, with the content type named here.
   return reply.type(contentType).send(cached.body as never)
 }
 

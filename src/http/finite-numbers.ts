@@ -3,6 +3,14 @@ import type { ValidateFunction } from 'ajv'
 /** One Ajv error object, as Fastify reads them from a validator's `errors`. */
 interface Issue { instancePath: string, schemaPath: string, keyword: string, params: Record<string, unknown>, message: string }
 
+/** A scalar, or an array of scalars, with no number that is not finite. */
+function finite (value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value)
+  if (!Array.isArray(value)) return true
+  for (const item of value) if (typeof item === 'number' && !Number.isFinite(item)) return false
+  return true
+}
+
 const escapeKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1')
 
 /**
@@ -17,17 +25,18 @@ export function refuseNonFinite (validate: ValidateFunction): ValidateFunction {
       checked.errors = validate.errors
       return false
     }
-    const issues: Issue[] = []
+    // The hot path (every value finite) allocates nothing: the list of issues is made only for a bad value.
+    let issues: Issue[] | null = null
     if (typeof data === 'object' && data !== null) {
-      for (const [key, value] of Object.entries(data)) {
-        const values: unknown[] = Array.isArray(value) ? value : [value]
-        if (values.some((item) => typeof item === 'number' && !Number.isFinite(item))) {
-          issues.push({ instancePath: `/${escapeKey(key)}`, schemaPath: '#/type', keyword: 'type', params: { type: 'number' }, message: 'must be a finite number' })
+      const values = data as Record<string, unknown>
+      for (const key in values) {
+        if (!finite(values[key])) {
+          (issues ??= []).push({ instancePath: `/${escapeKey(key)}`, schemaPath: '#/type', keyword: 'type', params: { type: 'number' }, message: 'must be a finite number' })
         }
       }
     }
-    checked.errors = issues.length === 0 ? null : issues
-    return issues.length === 0
+    checked.errors = issues
+    return issues === null
   } as ValidateFunction
   return Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv })
 }

@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { build } from '../../helper.js'
+import { beeBody, publish, publishingSetup } from '../../publishing-helper.js'
 
 const builtIns = ['sentiment-analyzer', 'text-summarizer', 'weather-sensor']
 
@@ -110,4 +111,18 @@ test('/health answers while alive and /ready once the ledger answers', async (t)
   const notReady = await app.inject('/ready')
   t.equal(notReady.statusCode, 503)
   t.equal(notReady.json().code, 'NOT_READY')
+})
+
+test('a kept discovery answer is sent as its UTF-8 bytes: Content-Length counts bytes, and a repeat is byte for byte the same', async (t) => {
+  const { app, fake, publisher } = await publishingSetup(t)
+  await publish(app, publisher.headers, beeBody('accents', fake.url, { description: 'Résumé of the text ✓, in naïve capitals.' }))
+  for (const url of ['/api/bees?colony=loud', '/api/bees/accents']) {
+    const [first, again] = [await app.inject(url), await app.inject(url)]
+    t.equal(first.statusCode, 200, url)
+    t.equal(first.headers['content-type'], 'application/json; charset=utf-8', url)
+    t.equal(Number(first.headers['content-length']), first.rawPayload.length, `${url}: the length in bytes`)
+    t.match(first.body, 'Résumé of the text ✓', url)
+    t.same(again.rawPayload, first.rawPayload, `${url}: the kept bytes`)
+    t.equal(again.headers.etag, first.headers.etag, url)
+  }
 })

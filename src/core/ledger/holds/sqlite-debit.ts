@@ -9,27 +9,31 @@ import type { CaptureRequest, HoldOutcome, HoldRequest, TokenPayer } from './hol
 import { tokenRefusal, type TokenRow } from './token-hold.js'
 import { walletRefusal } from './wallet-refusal.js'
 
+/** One call's part of a batch: its statements, run inside the batch's transaction, and who waits for the outcome. */
+interface Waiting { run (): unknown, resolve (result: never): void, reject (error: unknown): void }
+
 /**
- * Group commit: the calls that arrive in one turn of the event loop are written in one transaction,
- * each with its own conditional UPDATE (so none can overdraw or settle a hold twice), and answered only
- * once it has committed. One commit then serves many calls; if the transaction fails, none of the batch
- * was written.
+ * Group commit: the holds and captures that arrive in one turn of the event loop are written in one transaction,
+ * each with its own conditional UPDATE (so none can overdraw or settle a hold twice), and answered only once it
+ * has committed. One commit then serves many calls, and holds and captures share it: each commit writes its
+ * pages to the WAL (a write per page), and the calls of a batch touch the same wallet, journal and hold pages,
+ * so one commit for both halves writes about half the pages two would (docs/performance.md). If the transaction
+ * fails, none of the batch was written.
  */
-function groupCommit<R, D> (commit: (requests: R[]) => Promise<D[]>): (request: R) => Promise<D> {
-  interface Waiting { request: R, resolve (result: D): void, reject (error: unknown): void }
+function groupCommit (commit: (runs: Waiting[]) => Promise<unknown[]>): <R, D>(one: (request: R) => D) => (request: R) => Promise<D> {
   let waiting: Waiting[] = []
   const flush = async () => {
     const batch = waiting
     waiting = []
     try {
-      const results = await commit(batch.map((entry) => entry.request))
-      batch.forEach((entry, i) => entry.resolve(results[i] as D))
+      const results = await commit(batch)
+      batch.forEach((entry, i) => { entry.resolve(results[i] as never) })
     } catch (error) {
       for (const entry of batch) entry.reject(error)
     }
   }
-  return (request) => new Promise((resolve, reject) => {
-    waiting.push({ request, resolve, reject })
+  return <R, D>(one: (request: R) => D) => (request: R) => new Promise<D>((resolve, reject) => {
+    waiting.push({ run: () => one(request), resolve: resolve as (result: never) => void, reject })
     // After this turn's I/O, so the calls that arrived together share the batch.
     if (waiting.length === 1) setImmediate(flush)
   })
@@ -37,7 +41,7 @@ function groupCommit<R, D> (commit: (requests: R[]) => Promise<D[]>): (request: 
 
 /**
  * SQLite is in-process (no round trip to save) and has no UPDATE inside a CTE: the same statements,
- * prepared once, group-committed in IMMEDIATE transactions (token holds too: the batch's transaction
+ * prepared once, group-committed together in IMMEDIATE transactions (token holds and captures too: the batch's transaction
  * has the database to itself, so a token's caps are checked and spent with nothing in between). They run holding Kysely's connection, so
  * they never land inside a transaction Kysely has open on the same database handle.
  */
@@ -116,10 +120,8 @@ export function sqliteDebit (db: Kysely<Tables>, database: Database.Database, fe
     return true
   }
 
-  const inBatch = <R, D>(one: (request: R) => D) => {
-    const all = database.transaction((requests: R[]) => requests.map(one))
-    return groupCommit((requests: R[]) => db.connection().execute(async () => all.immediate(requests)))
-  }
+  const all = database.transaction((batch: Waiting[]) => batch.map((entry) => entry.run()))
+  const inBatch = groupCommit((batch) => db.connection().execute(async () => all.immediate(batch)))
   const tokenHold = inBatch(tokenHoldOne)
   return { hold: inBatch(holdOne), holdWithToken: (request, payer) => tokenHold({ request, payer }), capture: inBatch(captureOne) }
 }
