@@ -7,7 +7,7 @@ import { freePort } from '../free-port.js'
 
 const healthy = async (url: string) => await fetch(`${url}/health`).then((response) => response.ok, () => false)
 
-test('SIGTERM to `npm start` stops the server: no orphan keeps answering', { skip: existsSync('dist/src/server.js') ? false : 'not built: npm run build' }, async (t) => {
+test('SIGTERM to `npm start` stops the server: no orphan keeps answering', { skip: existsSync('dist/bundle/server.js') ? false : 'not built: npm run build' }, async (t) => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const npm = spawn('npm', ['start'], {
