@@ -9,7 +9,8 @@ const sentiment = (token: string) => ({
 })
 
 test('just after start, /health answers and /ready is 503 NOT_READY with Retry-After until the models are in', async (t) => {
-  const app = await build(t, { warmUp: false })
+  const logLines: string[] = []
+  const app = await build(t, { warmUp: false, logLines })
   const health = await app.inject('/health')
   t.equal(health.statusCode, 200)
   t.same(health.json(), { status: 'ok' })
@@ -18,6 +19,7 @@ test('just after start, /health answers and /ready is 503 NOT_READY with Retry-A
   t.equal(starting.statusCode, 503)
   t.equal(starting.headers['retry-after'], '1')
   t.match(starting.json(), { error: 'Service Unavailable', code: 'NOT_READY', message: /sentiment-analyzer models/ })
+  t.notOk(logLines.some((line) => (JSON.parse(line) as { level: number }).level >= 50), 'a probe during start-up logs no error')
 
   await app.warmUp.start()
   t.same((await app.inject('/ready')).json(), { status: 'ready' })
