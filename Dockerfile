@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Node 26 is the current LTS (Node 20 reached its end of life on 2026-04-30); CI runs the fast suite on it (.ci/lts-test).
-# Build: compile TypeScript and the native modules (SQLite driver, RE2), then keep production dependencies only.
+# Build: compile TypeScript, bundle the server into one file (scripts/bundle.mjs) and build the native modules (SQLite
+# driver, RE2), then keep production dependencies only: the bundle leaves native and lazily loaded packages in node_modules.
 FROM node:26-trixie-slim AS build
 WORKDIR /app
 RUN apt-get update \
@@ -14,6 +15,7 @@ COPY types types
 COPY src src
 COPY plugins plugins
 COPY bees bees
+COPY scripts/bundle.mjs scripts/bundle.mjs
 RUN npm rebuild better-sqlite3 re2 \
   && npm run build \
   && npm prune --omit=dev
@@ -35,4 +37,4 @@ VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["node", "--max-semi-space-size=16", "dist/src/server.js"]
+CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=512", "dist/bundle/server.js"]

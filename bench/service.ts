@@ -11,7 +11,8 @@ const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`
 export const SECRETS_KEY = randomBytes(32).toString('base64')
 /** 1e9 sentiment calls at the default price: a run can never drain it into a 402 storm. */
 const WALLET_BALANCE = 1_000_000
-const SERVER_SCRIPT = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
+/** What `npm start` runs: the bundle (scripts/bundle.mjs). */
+const SERVER_SCRIPT = fileURLToPath(new URL('../dist/bundle/server.js', import.meta.url))
 /** The node flags `npm start` runs the server with (the young generation's size), so the bench measures the same. */
 const START_FLAGS = ((JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
   .scripts.start.match(/--[\w-]+=\S+/g) ?? [])

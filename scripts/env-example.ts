@@ -29,7 +29,7 @@ export function envExample (): string {
   const header = [
     '# Apiary configuration: every environment variable, generated from src/config.ts by `npm run env:example`',
     '# (do not edit by hand: a test checks this file matches the schema). Apiary reads only its environment; to use',
-    '# a file, copy this one to .env, uncomment what you set, and start with `node --env-file=.env dist/src/server.js`.',
+    '# a file, copy this one to .env, uncomment what you set, and start with `node --env-file=.env dist/bundle/server.js`.',
     '# Unset (or empty) means the default. docs/operators/configuration.md says more about each.',
     ''
   ]

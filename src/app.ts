@@ -29,6 +29,7 @@ import sharedSchemas from '../plugins/shared-schemas.js'
 import tracing from '../plugins/tracing.js'
 import accessLog, { OneLineRequestLog, requestIdOf } from '../plugins/access-log.js'
 import validation from '../plugins/validation.js'
+import warmUp from '../plugins/warm-up.js'
 import walletTokens from '../plugins/wallet-tokens.js'
 import oauth from '../plugins/oauth.js'
 import x402 from '../plugins/x402.js'
@@ -123,6 +124,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(auth)
   await fastify.register(preparations)
   await fastify.register(oauth)
+  await fastify.register(warmUp)
 
   await fastify.register(health)
   await fastify.register(builtInBees, { prefix: '/api' })

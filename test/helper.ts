@@ -27,6 +27,8 @@ export interface BuildOptions {
   logLines?: string[]
   /** Receives every route as it is added, its schema as the app finished it (for tests that walk the routes). */
   routes?: RouteOptions[]
+  /** false: the models are not loaded up front, as in a server that has just started listening (see plugins/warm-up.ts). */
+  warmUp?: boolean
 }
 
 /**
@@ -64,6 +66,8 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   await server.register(fp(app), { config })
   await server.ready()
   t.teardown(() => server.close())
+  // A listening server loads them once it listens; a test's app never listens.
+  if (options.warmUp !== false) await server.warmUp.start()
   return server
 }
 

@@ -14,7 +14,8 @@ export interface ServerProcess {
 
 /**
  * Starts src/server.ts as its own process, the way `npm start` runs the built one, with this test
- * process's TypeScript loader, and resolves once /health answers.
+ * process's TypeScript loader, and resolves once /ready answers 200 (its models loaded after it listened), when a
+ * load balancer would send it traffic.
  */
 export async function startServer (env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort()
@@ -29,11 +30,11 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
   // Loading the app through the TypeScript loader takes seconds, and far longer on a machine busy with other suites.
   const deadline = Date.now() + 90_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was healthy`)
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was ready`)
     try {
-      if ((await fetch(`${url}/health`)).ok) break
+      if ((await fetch(`${url}/ready`)).ok) break
     } catch {}
-    if (Date.now() > deadline) throw new Error('server did not become healthy in 90 s')
+    if (Date.now() > deadline) throw new Error('server did not become ready in 90 s')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return {

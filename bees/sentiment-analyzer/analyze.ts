@@ -4,13 +4,10 @@ import { extractSignals } from './signals.js'
 import { predict, type SentimentAnalysis, type SentimentModel } from './model.js'
 import { fromFile } from './model-file.js'
 import modelFile from './sentiment-model.json' with { type: 'json' }
+import { SENTIMENT_MAX_CHARS } from './about.js'
 
 export type { SentimentAnalysis, SentimentLabel } from './model.js'
-
-export const SENTIMENT_PROVIDER = 'wink-nlp (wink-eng-lite-web-model) + vader-sentiment + apiary word model'
-
-/** Documented upper bound on input length; the HTTP layer rejects longer text. */
-export const SENTIMENT_MAX_CHARS = 20000
+export { SENTIMENT_MAX_CHARS, SENTIMENT_PROVIDER } from './about.js'
 
 /**
  * Fitted on the tuning halves of the four VADER ground-truth sets (the

@@ -1,10 +1,21 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { mountBee } from '../../src/http/execute-route.js'
-import { analyzeSentiment, SENTIMENT_PROVIDER } from './analyze.js'
+import { SENTIMENT_PROVIDER } from './about.js'
+import type { analyzeSentiment } from './analyze.js'
 import { SentimentInput, SentimentOutput } from './schemas.js'
 
 const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
   const { config } = fastify
+  // The lexicons and the word model load after the server listens; a call that comes first waits for them.
+  let analyze: typeof analyzeSentiment | undefined
+  const loaded = fastify.warmUp.add('sentiment-analyzer models', async () => {
+    // In two steps with a turn of the event loop between them: a probe that arrives meanwhile waits for one model's
+    // load, not for both.
+    await import('./signals.js')
+    await nextTurn()
+    analyze = (await import('./analyze.js')).analyzeSentiment
+  })
   const bee = fastify.registry.register({
     id: 'sentiment-analyzer',
     name: 'Sentiment Analyzer',
@@ -24,7 +35,8 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
     inputSchema: SentimentInput,
     outputSchema: SentimentOutput,
     async execute ({ text }) {
-      const { sentiment, confidence, score } = analyzeSentiment(text)
+      if (analyze === undefined) await loaded()
+      const { sentiment, confidence, score } = analyze!(text)
       return { result: { sentiment, confidence, score }, confidence, freshness: 0 }
     }
   })

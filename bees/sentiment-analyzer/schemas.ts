@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { StringEnum, TextInput } from '../../src/core/schemas.js'
-import { SENTIMENT_MAX_CHARS } from './analyze.js'
+import { SENTIMENT_MAX_CHARS } from './about.js'
 
 export const SentimentInput = Type.Object({
   text: TextInput('classify', SENTIMENT_MAX_CHARS)

@@ -6,8 +6,10 @@ const METRICS_TOKEN = 'metrics-token-0123456789abcdef'
 
 test('under pressure, requests are shed with 503 OVERLOADED and Retry-After, nothing is charged, probes and the scrape still answer', async (t) => {
   // Any heap is over one byte: the instance is under pressure from its first sample (every second) on.
-  const app = await build(t, { env: { PRESSURE_MAX_HEAP_USED_BYTES: '1', PRESSURE_RETRY_AFTER_SECONDS: '7', METRICS_TOKEN } })
+  // The wallet is made before that first sample; the models, which can take longer, load after it.
+  const app = await build(t, { env: { PRESSURE_MAX_HEAP_USED_BYTES: '1', PRESSURE_RETRY_AFTER_SECONDS: '7', METRICS_TOKEN }, warmUp: false })
   const wallet = await createWallet(app, 1)
+  await app.warmUp.start()
   await sleep(1200)
   t.ok(app.isUnderPressure())
 

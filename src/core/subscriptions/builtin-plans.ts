@@ -1,8 +1,10 @@
-import { Ajv } from 'ajv'
+import { Ajv, type ValidateFunction } from 'ajv'
 import { isBeeId, SubscriptionPlan } from '../schemas.js'
 import { toMicros } from '../money.js'
 
-const validPlan = new Ajv({ allErrors: true, strict: false }).compile<SubscriptionPlan>(SubscriptionPlan)
+// Compiled when a plan is configured, not by every start (an Ajv instance and a compile are tens of ms).
+let planValidator: ValidateFunction<SubscriptionPlan> | undefined
+const validPlanOf = () => (planValidator ??= new Ajv({ allErrors: true, strict: false }).compile<SubscriptionPlan>(SubscriptionPlan))
 
 /**
  * SUBSCRIPTION_BUILTIN_BEES (a JSON object from built-in Bee id to its plan, e.g.
@@ -20,6 +22,7 @@ export function parseBuiltinPlans (text: string): { plans: Map<string, Subscript
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { plans, problems: ['must be a JSON object from Bee id to plan'] }
   const problems: string[] = []
+  const validPlan = validPlanOf()
   for (const [id, plan] of Object.entries(parsed)) {
     if (!isBeeId(id)) {
       problems.push(`"${id}" is not a Bee id`)

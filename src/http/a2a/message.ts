@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import type { ValidateFunction } from 'ajv'
+import type { Static } from 'typebox'
 import { bodyOf, toIssue, type ApiError } from '../../core/errors.js'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
 import type { Logger } from '../../core/logger.js'
@@ -22,8 +24,9 @@ export interface SendContext {
 /** A message Apiary can run: the core's request, and the context the task will belong to. */
 export type ReadCall = { ok: true, request: ExecutionRequest, contextId: string } | { ok: false, error: RpcError }
 
-const validParams = bodyAjv.compile(SendMessageParams)
-const validCall = bodyAjv.compile(BeeCall)
+// Compiled by the first A2A message, not by every start that may never see one.
+let validators: { params: ValidateFunction<SendMessageParams>, call: ValidateFunction<Static<typeof BeeCall>> } | undefined
+const compiled = () => (validators ??= { params: bodyAjv.compile(SendMessageParams), call: bodyAjv.compile(BeeCall) })
 
 const isData = (part: Part) => part.data !== undefined
 const metadataValue = (params: SendMessageParams, key: string): unknown =>
@@ -35,6 +38,7 @@ const metadataValue = (params: SendMessageParams, key: string): unknown =>
  * headers win over metadata, as in MCP: they are what a gateway in front of Apiary sees and may set.
  */
 export function readCall (params: unknown, context: SendContext): ReadCall {
+  const { params: validParams, call: validCall } = compiled()
   if (!validParams(params)) {
     const issues = (validParams.errors ?? []).map(toIssue)
     return { ok: false, error: invalidParams(`params is not a SendMessageRequest: ${issues.map((i) => `${i.field || 'params'} ${i.reason}`).join('; ')}.`, issues) }
