@@ -2,9 +2,13 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Target } from './load.js'
 import type { Scenario } from './scenarios.js'
 
-async function send ({ url, method, headers, body }: Target): Promise<{ status: number, text: string }> {
+/** Headers whose value is the request's own (its id, the window's count) or node:http's: compared by name only. */
+const PER_REQUEST = new Set(['x-request-id', 'ratelimit-remaining', 'ratelimit-reset', 'date', 'keep-alive', 'x-registry-balance'])
+
+async function send ({ url, method, headers, body }: Target): Promise<{ status: number, text: string, headers: string[] }> {
   const response = await fetch(url, { method, headers, body })
-  return { status: response.status, text: await response.text() }
+  const written = [...response.headers].map(([name, value]) => PER_REQUEST.has(name) ? name : `${name}: ${value}`)
+  return { status: response.status, text: await response.text(), headers: written }
 }
 
 /** The envelope without its timestamp, which differs between any two calls. */
@@ -14,7 +18,7 @@ function comparable (text: string): unknown {
 }
 
 /**
- * Throws unless both sides answer 2xx with the same content (or, for two doors of one service, both 2xx): a ratio between two servers that do different
+ * Throws unless both sides answer 2xx with the same content and the same headers (or, for two doors of one service, both 2xx): a ratio between two servers that do different
  * work, or between a 200 and an error page, would mean nothing.
  */
 export async function checkSameAnswer (scenario: Scenario): Promise<void> {
@@ -33,5 +37,8 @@ export async function checkSameAnswer (scenario: Scenario): Promise<void> {
     : isDeepStrictEqual(comparable(service.text), comparable(baseline.text))
   if (!same) {
     throw new Error(`${scenario.title}: service and baseline answer differently:\n${service.text}\n${baseline.text}`)
+  }
+  if (!isDeepStrictEqual(service.headers, baseline.headers)) {
+    throw new Error(`${scenario.title}: service and baseline send different headers:\n${service.headers.join('\n')}\n\n${baseline.headers.join('\n')}`)
   }
 }

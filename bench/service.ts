@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { request } from 'undici'
 import { type Server, startServer } from './children.js'
 
 /** One admin token per run: it only ever reaches child processes of this run. */
@@ -29,12 +30,16 @@ export interface ServiceSpec {
   startupLimitMs?: number
 }
 
-/** What the service answered to one GET, byte for byte (the body base64-encoded). */
+/** What the service answered to one request, byte for byte: its headers in the order sent, the body base64-encoded. */
 export interface Captured {
   status: number
-  contentType: string
+  /** Every header but those node:http writes itself (Date, Connection, Keep-Alive), as name and value. */
+  headers: Array<[string, string]>
   body: string
 }
+
+/** Written by node:http on every answer, the baselines' included. */
+const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
 
 /** Starts the built service the way `npm start` does (its node flags too), logging at info as operators run it. */
 export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {}, startupLimitMs }: ServiceSpec): Promise<Server> {
@@ -82,11 +87,15 @@ export async function mintedToken (url: string, walletToken: string): Promise<st
 }
 
 /** What the service answers to one request (a GET, or a POST with its body), as the raw baseline will replay it. */
-export async function capture (url: string, init: { method?: string, headers?: Record<string, string>, body?: string } = {}): Promise<Captured> {
-  const response = await fetch(url, init)
-  const body = Buffer.from(await response.arrayBuffer())
-  if (response.status !== 200) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${body.toString()}`)
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: body.toString('base64') }
+export async function capture (url: string, init: { method?: 'GET' | 'POST', headers?: Record<string, string>, body?: string } = {}): Promise<Captured> {
+  // undici's own request, not fetch: it keeps the headers in the order the service wrote them.
+  const response = await request(url, init)
+  const body = Buffer.from(await response.body.arrayBuffer())
+  if (response.statusCode !== 200) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.statusCode}: ${body.toString()}`)
+  const headers = Object.entries(response.headers)
+    .filter(([name]) => !NODE_OWN_HEADERS.has(name))
+    .map(([name, value]): [string, string] => [name, Array.isArray(value) ? value.join(', ') : String(value)])
+  return { status: response.statusCode, headers, body: body.toString('base64') }
 }
 
 /**

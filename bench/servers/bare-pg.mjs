@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import pg from 'pg'
+import { FASTIFY_KEEP_ALIVE_MS, replayable } from './replay.mjs'
 import { postgresDebit } from '../../dist/src/core/ledger/holds/postgres-debit.js'
 import { hashSecret } from '../../dist/src/core/ledger/secrets.js'
 
@@ -12,9 +13,7 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Numb
 const debit = postgresDebit(pool, 0)
 const walletHashes = (process.env.WALLET_TOKENS ?? '').split(',').map(hashSecret)
 const micros = Number(process.env.PRICE_MICROS)
-const { contentType, body } = JSON.parse(readFileSync(process.env.ANSWER_FILE ?? '', 'utf8'))
-const answer = Buffer.from(body, 'base64')
-const headers = { 'content-type': contentType, 'content-length': answer.length }
+const { headers, bytes: answer } = replayable(JSON.parse(readFileSync(process.env.ANSWER_FILE ?? '', 'utf8')))
 let next = 0
 
 async function charge () {
@@ -24,7 +23,7 @@ async function charge () {
   return await debit.capture({ holdId: Number(held.id), requestId: 'bench', completion: null }) ? 200 : 409
 }
 
-createServer((request, response) => {
+const server = createServer((request, response) => {
   if (request.url === '/health') {
     response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')
     return
@@ -39,4 +38,7 @@ createServer((request, response) => {
       response.writeHead(500).end()
     })
   })
-}).listen(Number(process.env.PORT), process.env.HOST)
+})
+// Fastify's default, so that even the Keep-Alive header matches.
+server.keepAliveTimeout = FASTIFY_KEEP_ALIVE_MS
+server.listen(Number(process.env.PORT), process.env.HOST)
