@@ -300,10 +300,8 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
       if (dialect === 'postgres') {
         // websearch_to_tsquery takes anything a person types; its "or" joins the words for `any`.
         const text = match === 'all' ? query : wordsOf(query).join(' or ')
-        const { rows } = await sql<{ id: string, relevance: number }>`
-          SELECT id, ts_rank_cd(document, query) AS relevance
-          FROM catalog_search, websearch_to_tsquery('english', ${text}) AS query
-          WHERE document @@ query ORDER BY relevance DESC, id LIMIT ${limit}`.execute(db)
+        // See catalogRankingMigration for why the query lives in a function.
+        const { rows } = await sql<{ id: string, relevance: number }>`SELECT id, relevance FROM catalog_search_ranked(${text}, ${limit})`.execute(db)
         return rows.map((row): SearchHit => ({ id: row.id, relevance: Number(row.relevance) }))
       }
       const expression = fts5Query(query, match)
