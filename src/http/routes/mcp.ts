@@ -4,7 +4,7 @@ import { ref } from '../../core/schemas.js'
 import { baseUrlOf } from '../base-url.js'
 import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
-import { McpEndpoint } from '../mcp/endpoint.js'
+import type { McpEndpoint } from '../mcp/endpoint.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { JsonRpcError, JsonRpcRequest, JsonRpcResponse } from '../mcp/json-rpc.js'
 import { toWebRequest, sendWebResponse } from '../mcp/web.js'
@@ -14,21 +14,26 @@ import { MCP_OAUTH_PATH, mcpBearerToken, requireMcpBearer } from '../mcp/oauth-b
 /** POST /mcp: the Model Context Protocol door to the execution pipeline. Every active Bee is a tool. */
 const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
-  const endpoint = new McpEndpoint({ registry, board: fastify.beeHealth.board, search: fastify.catalog.search, listing: fastify.catalog.listing, execute: (request) => executor.execute(request) })
-  // A catalog sync may change many Bees at once: their listeners hear of it once.
+  // The MCP SDK and the door's own modules are a sixth of what a start reads (docs/performance.md): they load on the
+  // first MCP request, not at every start of an instance that may never see one.
+  let endpoint: Promise<McpEndpoint> | undefined
+  const endpointOf = () => (endpoint ??= import('../mcp/endpoint.js').then(({ McpEndpoint }) => new McpEndpoint({
+    registry, board: fastify.beeHealth.board, search: fastify.catalog.search, listing: fastify.catalog.listing, execute: (request) => executor.execute(request)
+  })))
+  // A catalog sync may change many Bees at once: their listeners hear of it once. Before the first MCP request there are none.
   let announcing = false
   const unsubscribe = registry.onChange(() => {
-    if (announcing) return
+    if (announcing || endpoint === undefined) return
     announcing = true
     setImmediate(() => {
       announcing = false
-      endpoint.catalogChanged()
+      void endpoint?.then((loaded) => loaded.catalogChanged())
     })
   })
   // Before the server closes: an open listen stream would keep it waiting.
   fastify.addHook('preClose', async () => {
     unsubscribe()
-    await endpoint.close()
+    if (endpoint !== undefined) await (await endpoint).close()
   })
 
   // The app's refusals, wrapped before the response schema serializes them, with its error body as `data`.
@@ -74,10 +79,11 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
       log: request.log,
       baseUrl: () => baseUrlOf(request)
     }
-    const answer = await endpoint.answer(request.headers, request.body, context)
+    const mcp = await endpointOf()
+    const answer = await mcp.answer(request.headers, request.body, context)
     // Serialized as the SDK serializes its answers (JSON.stringify): a string passes the route's serializer by.
     if (answer !== undefined) return await reply.type('application/json').send(JSON.stringify(answer))
-    return await sendWebResponse(reply, await endpoint.serve(toWebRequest(request, request.body), request.body, context))
+    return await sendWebResponse(reply, await mcp.serve(toWebRequest(request, request.body), request.body, context))
   }
   fastify.post('/mcp', { ...options, schema: schema('mcp', ''), onRequest: guard }, serve)
   fastify.post(MCP_OAUTH_PATH, {
