@@ -145,8 +145,11 @@ function examples (sets: readonly TuningSet[], keep: (set: SentimentSet, item: T
   })
 }
 
+/** A WordModel whose weights the tuner can still list: the shipped one reads them into word tables. */
+type FittedWordModel = WordModel & { words: ReadonlyMap<string, number>; vectors: ReadonlyMap<string, number> }
+
 /** The fit as the shipped model uses it: the mean-vector weights folded into one number per word. */
-function asWordModel (fit: LogisticFit, vectors: WordVectors): WordModel {
+function asWordModel (fit: LogisticFit, vectors: WordVectors): FittedWordModel {
   const lexical = fit.dense.length - VECTOR_DIMENSIONS
   return {
     dense: fit.dense.slice(0, lexical),

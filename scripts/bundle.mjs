@@ -2,7 +2,8 @@
 // instead of about 1,900 ES modules and CommonJS files, which were half of the start (docs/performance.md).
 // What is loaded only when configured (OpenTelemetry, OAuth, pg-boss, Redis, x402) stays a dynamic import: a chunk of
 // its own, or a package left in node_modules, never read by a start that does not use it.
-import { rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
 
 const external = [
@@ -44,8 +45,14 @@ const result = await build({
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   // For `node --enable-source-maps` when a stack trace must name the source; not read otherwise.
   sourcemap: 'linked',
-  metafile: process.env.BUNDLE_META !== undefined,
+  metafile: true,
   logLevel: 'warning'
 })
+// The sentiment model is read at run time from next to the module that reads it (bees/sentiment-analyzer/analyze.ts),
+// so a JSON object never stays on the heap: copied next to the chunk that module landed in.
+const MODEL_READER = 'bees/sentiment-analyzer/analyze.ts'
+const readers = Object.entries(result.metafile.outputs).filter(([, output]) => MODEL_READER in output.inputs)
+if (readers.length !== 1) throw new Error(`${MODEL_READER} is in ${readers.length} bundle outputs, not one: where does the sentiment model go?`)
+copyFileSync('bees/sentiment-analyzer/sentiment-model.json', join(dirname(readers[0][0]), 'sentiment-model.json'))
 // What went into each file, for esbuild's analyzer (https://esbuild.github.io/analyze/).
 if (process.env.BUNDLE_META !== undefined) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile))

@@ -1,13 +1,20 @@
 // The sentiment-analyzer Bee's pure core: English text in, label + signed score
 // + calibrated confidence out. Synchronous, deterministic and offline.
+import { readFileSync } from 'node:fs'
 import { extractSignals } from './signals.js'
 import { predict, type SentimentAnalysis, type SentimentModel } from './model.js'
-import { fromFile } from './model-file.js'
-import modelFile from './sentiment-model.json' with { type: 'json' }
+import { fromFile, type SentimentModelFile } from './model-file.js'
 import { SENTIMENT_MAX_CHARS } from './about.js'
 
 export type { SentimentAnalysis, SentimentLabel } from './model.js'
 export { SENTIMENT_MAX_CHARS, SENTIMENT_PROVIDER } from './about.js'
+
+/**
+ * Read, not imported: a JSON module (or the object literal the bundle would make of it) stays on the heap for the
+ * process's life, 130,000 strings and their numbers, beside the word tables built from it. scripts/bundle.mjs puts a
+ * copy next to the bundle's chunk that holds this module.
+ */
+const MODEL_FILE = new URL('./sentiment-model.json', import.meta.url)
 
 /**
  * Fitted on the tuning halves of the four VADER ground-truth sets (the
@@ -15,7 +22,7 @@ export { SENTIMENT_MAX_CHARS, SENTIMENT_PROVIDER } from './about.js'
  * eval/tune-sentiment.ts, which rewrites sentiment-model.json with --write and
  * otherwise fails if the file differs from what it fits; never edit it by hand.
  */
-export const TUNED_SENTIMENT_MODEL: SentimentModel = fromFile(modelFile)
+export const TUNED_SENTIMENT_MODEL: SentimentModel = fromFile(JSON.parse(readFileSync(MODEL_FILE, 'utf8')) as SentimentModelFile)
 
 /**
  * score: polarity in [-1, 1], the lexicons' score moved towards the learned

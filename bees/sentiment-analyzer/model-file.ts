@@ -2,6 +2,7 @@
 // eval/tune-sentiment.ts. Words and weights are parallel arrays: a JSON object
 // with tens of thousands of keys would make TypeScript infer a type as large.
 import type { ScoreBlend, SentimentModel } from './model.js'
+import { WordTable } from './word-table.js'
 
 export interface SentimentModelFile extends ScoreBlend {
   neutralConfidence: number
@@ -15,8 +16,8 @@ export interface SentimentModelFile extends ScoreBlend {
 }
 
 export function fromFile (file: SentimentModelFile): SentimentModel {
-  const words = parallelMap(file.words, file.weights, 'words')
-  const vectors = parallelMap(file.vectorWords, file.vectorWeights, 'vector words')
+  const words = parallelTable(file.words, file.weights, 'words')
+  const vectors = parallelTable(file.vectorWords, file.vectorWeights, 'vector words')
   const { vaderWeight, learnedShare, learnedShareSocial, learnedScale, silentThreshold, neutralConfidence, dense, calibration } = file
   return {
     vaderWeight,
@@ -29,7 +30,7 @@ export function fromFile (file: SentimentModelFile): SentimentModel {
   }
 }
 
-function parallelMap (keys: readonly string[], values: readonly number[], what: string): Map<string, number> {
+function parallelTable (keys: readonly string[], values: readonly number[], what: string): WordTable {
   if (keys.length !== values.length) throw new Error(`sentiment model: ${what} and their weights differ in length`)
-  return new Map(keys.map((key, i) => [key, values[i]!]))
+  return new WordTable(keys, values)
 }

@@ -17,18 +17,21 @@ export type SentimentLabel = 'positive' | 'negative' | 'neutral'
 
 export interface SentimentAnalysis { sentiment: SentimentLabel; confidence: number; score: number }
 
+/** A word's weight, undefined for a word the model has none for: the shipped model's WordTable, or the tuner's Map. */
+export interface WordWeights { get (word: string): number | undefined }
+
 /** Logistic regression of "the human mean rating is positive", plus Platt scaling of its logit. */
 export interface WordModel {
   /** Weights of denseFeatures(), in order. */
   dense: readonly number[]
-  words: ReadonlyMap<string, number>
+  words: WordWeights
   /**
    * Each word's GloVe vector dotted with the fitted weights of the mean-vector
    * features. The weights act on the mean of the text's word vectors, so
    * their term in the logit is the mean of these numbers: one number per word
    * ships instead of a hundred.
    */
-  vectors: ReadonlyMap<string, number>
+  vectors: WordWeights
   /** P(label right) = sigmoid(calibration · calibrationFeatures()): Platt scaling over what the text itself shows. */
   calibration: readonly number[]
 }
