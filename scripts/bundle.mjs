@@ -2,7 +2,7 @@
 // instead of about 1,900 ES modules and CommonJS files, which were half of the start (docs/performance.md).
 // What is loaded only when configured (OpenTelemetry, OAuth, pg-boss, Redis, x402) stays a dynamic import: a chunk of
 // its own, or a package left in node_modules, never read by a start that does not use it.
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
 
@@ -54,5 +54,7 @@ const MODEL_READER = 'bees/sentiment-analyzer/analyze.ts'
 const readers = Object.entries(result.metafile.outputs).filter(([, output]) => MODEL_READER in output.inputs)
 if (readers.length !== 1) throw new Error(`${MODEL_READER} is in ${readers.length} bundle outputs, not one: where does the sentiment model go?`)
 copyFileSync('bees/sentiment-analyzer/sentiment-model.json', join(dirname(readers[0][0]), 'sentiment-model.json'))
+// And next to tsc's own output, which the bench's baselines and a profile of the unbundled server import.
+if (existsSync('dist/bees/sentiment-analyzer')) copyFileSync('bees/sentiment-analyzer/sentiment-model.json', 'dist/bees/sentiment-analyzer/sentiment-model.json')
 // What went into each file, for esbuild's analyzer (https://esbuild.github.io/analyze/).
 if (process.env.BUNDLE_META !== undefined) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile))
