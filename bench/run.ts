@@ -135,12 +135,14 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
     ...executions
   }))
   const rawHttp = await startServer({ name: 'raw-http', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'raw-http.log') })
+  const bareFastify = await startServer({ name: 'bare-fastify', args: [server('bare-fastify-replay.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'bare-fastify.log') })
 
   const endpoints = {
     service: service.url,
     metered: metered.url,
     meteredWalletToken: await fundedWallet(metered.url),
     rawHttp: rawHttp.url,
+    bareFastify: bareFastify.url,
     walletToken,
     verificationToken: await mintedToken(service.url, walletToken)
   }

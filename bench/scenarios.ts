@@ -7,8 +7,8 @@ export interface Scenario {
   title: string
   /** What the service is compared with. */
   baselineName: string
-  /** The ratio service / baseline (req/s) the service should reach. */
-  target: number
+  /** The ratio service / baseline (req/s) the service should reach; null for a reference row with no goal. */
+  target: number | null
   service: Target
   baseline: Target
   /**
@@ -26,6 +26,8 @@ export interface Endpoints {
   metered: string
   meteredWalletToken: string
   rawHttp: string
+  /** Bare Fastify replaying the answers rawHttp replays: the framework's own ceiling. */
+  bareFastify: string
   walletToken: string
   /** A verification token minted from walletToken's wallet. */
   verificationToken: string
@@ -72,7 +74,7 @@ export function postgresScenario (title: string, serviceUrl: string, walletToken
   }
 }
 
-export function scenarios ({ service, metered, meteredWalletToken, rawHttp, walletToken, verificationToken }: Endpoints): Scenario[] {
+export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bareFastify, walletToken, verificationToken }: Endpoints): Scenario[] {
   const raw = 'raw node:http, same bytes'
   const summarize: Target = { url: service + SUMMARIZE_PATH, method: 'POST', headers: json, body: SUMMARIZE_BODY }
   return [
@@ -90,6 +92,14 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, wall
       target: 0.9,
       service: { url: service + DETAIL_PATH, method: 'GET' },
       baseline: { url: rawHttp + DETAIL_PATH, method: 'GET' },
+      agreement: 'same'
+    },
+    {
+      title: `reference: bare Fastify replaying the discovery answer, GET ${BEES_PATH}`,
+      baselineName: raw,
+      target: null,
+      service: { url: bareFastify + BEES_PATH, method: 'GET' },
+      baseline: { url: rawHttp + BEES_PATH, method: 'GET' },
       agreement: 'same'
     },
     {
