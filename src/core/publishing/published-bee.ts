@@ -9,7 +9,7 @@ import { checkFormats, knownLoadable } from './schema-checks.js'
 import { checkZodConvertible } from './zod-compat.js'
 
 /** A stored Bee as its author declared it, without what runs it. */
-function describe (bee: CatalogBee): BeeDescription {
+function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
   return {
     id: bee.id,
     name: bee.name,
@@ -32,7 +32,7 @@ function describe (bee: CatalogBee): BeeDescription {
 }
 
 /** A stored Bee's public record, as a listing shows it: nothing compiled, no secret opened. */
-export const publishedRecord = (bee: CatalogBee): BeeRecord => recordOf(describe(bee))
+export const publishedRecord = (bee: Omit<CatalogBee, 'secrets'>): BeeRecord => recordOf(describe(bee))
 
 /**
  * A stored Bee ready to run through the proxy. Publishing only stores what loads, but a Bee stored by an older

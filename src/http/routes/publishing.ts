@@ -7,11 +7,12 @@ import { newSecret } from '../../core/ledger/secrets.js'
 import { toMicros } from '../../core/money.js'
 import { SchemaRefused } from '../../core/publishing/json-schema.js'
 import { forOpenApiDocument } from '../../core/publishing/openapi-document-schema.js'
+import { publishedRecord } from '../../core/publishing/published-bee.js'
 import { checkLoadable } from '../../core/publishing/schema-checks.js'
 import { toInputSchema, toOutputSchema } from '../../core/publishing/schema-conversion.js'
 import { nextStatus } from '../../core/publishing/lifecycle.js'
 import type { RegisteredBee } from '../../core/registry.js'
-import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SUBSCRIPTION_PLAN_DESCRIPTION, SubscriptionPlan } from '../../core/schemas.js'
+import { BeeId, BeeIdParams, BeeRateLimit, type BeeRecord, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SUBSCRIPTION_PLAN_DESCRIPTION, SubscriptionPlan } from '../../core/schemas.js'
 import { BEE_NOT_FOUND, BODY_CODES, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
 /**
@@ -159,14 +160,20 @@ function checkDocumentShare (bee: StoredBee, maxBytes: number): void {
 }
 
 /** What the owner and the operator see of a Bee. */
-function managed (bee: RegisteredBee, stored: StoredBee | undefined): Static<typeof ManagedBee> {
+function managed (record: BeeRecord, stored: StoredBee | undefined, callsPerMinute: number | null): Static<typeof ManagedBee> {
   return {
-    ...bee.record,
+    ...record,
     upstreamEndpoint: stored?.endpoint ?? null,
     ownerEmail: stored?.ownerEmail ?? null,
-    rateLimit: bee.callsPerMinute === null ? null : { callsPerMinute: bee.callsPerMinute }
+    rateLimit: callsPerMinute === null ? null : { callsPerMinute }
   }
 }
+
+/**
+ * A published Bee as written, which is what every instance serves of it: built from what was stored rather than
+ * read back and loaded (a query, two schema checks and a Zod conversion per change).
+ */
+const managedPublished = (stored: StoredBee) => managed(publishedRecord(stored), stored, stored.callsPerMinute)
 
 /** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
 const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -251,8 +258,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     await catalog.refresh()
     request.log.info({ beeId: stored.id, ownerId: stored.ownerId }, 'Bee published')
-    const bee = await registry.lookup(stored.id) as RegisteredBee
-    return reply.code(201).send({ ...managed(bee, stored), signingSecret: stored.signingSecret })
+    return reply.code(201).send({ ...managedPublished(stored), signingSecret: stored.signingSecret })
   })
 
   fastify.patch(`/bees/${BEE_ID_PARAM}`, {
@@ -291,7 +297,8 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const next = nextStatus(bee.record, body, true)
       await store.setBuiltinState({ id, ...next, updatedAt: now })
       await catalog.refresh()
-      return managed(registry.builtin(id) as RegisteredBee, undefined)
+      const changed = registry.builtin(id) as RegisteredBee
+      return managed(changed.record, undefined, changed.callsPerMinute)
     }
 
     const stored = await owned(request, id)
@@ -317,7 +324,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     await store.updateBee(updated)
     await catalog.refresh()
     request.log.info({ beeId: id, status: updated.status }, 'Bee changed')
-    return managed(await registry.lookup(id) as RegisteredBee, updated)
+    return managedPublished(updated)
   })
 
   fastify.delete(`/bees/${BEE_ID_PARAM}`, {
