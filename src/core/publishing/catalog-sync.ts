@@ -26,6 +26,8 @@ export class CatalogSync {
   #running: Promise<void> | null = null
   /** The sync every caller arriving during `#running` waits for; null while none is. */
   #next: Promise<void> | null = null
+  /** The least version `#next` must reach for its callers (Infinity: whatever the database holds then). */
+  #nextNeeds = -1
   /** Stops listening for other instances' notifications; null while not listening. */
   #unlisten: (() => Promise<void>) | null = null
   #closed = false
@@ -37,16 +39,25 @@ export class CatalogSync {
 
   /** Brings the registry in line with the database: published Bees and built-in statuses. */
   async refresh (): Promise<void> {
+    await this.#syncUpTo(Infinity)
+  }
+
+  /** A sync, unless the registry has seen `upTo` already (a notification of a change it made or read). */
+  async #syncUpTo (upTo: number): Promise<void> {
+    if (this.#seen >= upTo) return
     if (this.#running === null) {
       this.#running = this.#sync().finally(() => { this.#running = null })
       return await this.#running
     }
     // One sync at a time. The one under way may have read before the caller's change: the caller needs the next,
     // which starts when it ends and serves every caller arriving meanwhile (8 publishers at once wait for one more
-    // sync, not for 8 in a row).
+    // sync, not for 8 in a row), unless the one under way brought what they all need.
+    this.#nextNeeds = Math.max(this.#nextNeeds, upTo)
     this.#next ??= this.#running.catch(() => {}).then(async () => {
+      const needs = this.#nextNeeds
       this.#next = null
-      await this.refresh()
+      this.#nextNeeds = -1
+      await this.#syncUpTo(needs)
     })
     await this.#next
   }
@@ -65,8 +76,8 @@ export class CatalogSync {
       unlisten?.().catch(() => {})
     }
     try {
-      const unlisten = await store.watch(() => {
-        this.refresh().catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
+      const unlisten = await store.watch((version) => {
+        this.#syncUpTo(version ?? Infinity).catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
       }, dropped)
       // Closed while connecting (a poll's listen racing the app's close): the connection would outlive the app.
       if (this.#closed) await unlisten()
@@ -120,8 +131,8 @@ export class CatalogSync {
       this.#seen = version
       return
     }
-    if (await store.version() === this.#seen) return
     const changes = await store.changesSince(this.#seen)
+    if (changes.version === this.#seen) return
     this.#apply(changes)
     this.#seen = changes.version
   }

@@ -122,10 +122,11 @@ export interface CatalogRepository {
   /** activeBees' ids alone: what a ranking needs before it knows which records its page takes. */
   activeBeeIds (filter: CatalogFilter, limit: number): Promise<string[]>
   /**
-   * Calls `onChange` as soon as another instance changes the catalog (PostgreSQL LISTEN/NOTIFY, one
-   * channel per schema); a no-op where the database has no notifications. Resolves to what stops it.
+   * Calls `onChange` as soon as a change of the catalog commits, on any instance, this one included (PostgreSQL
+   * LISTEN/NOTIFY, one channel per schema), with the version it brought (null when unknown); a no-op where the
+   * database has no notifications. Resolves to what stops it.
    */
-  watch (onChange: () => void, onError: (error: Error) => void): Promise<() => Promise<void>>
+  watch (onChange: (version: number | null) => void, onError: (error: Error) => void): Promise<() => Promise<void>>
   /**
    * Active and inactive Bees alike whose text matches every word of the query (`all`) or any (`any`),
    * each as itself or its stem, best first, at most `limit`; the database's own full-text engine ranks them.
