@@ -5,6 +5,12 @@ import type { LoadedBee } from '../bee-cache.js'
 import type { RemoteBeeProxy } from './proxy.js'
 import { publishedBee } from './published-bee.js'
 
+/** A change of the catalog this instance committed: the version it took, and the published Bees it wrote. */
+export interface OwnChange {
+  version: number
+  ids: readonly string[]
+}
+
 export interface CatalogSyncOptions {
   registry: Registry
   store: CatalogRepository
@@ -18,7 +24,7 @@ export interface CatalogSyncOptions {
  * stamps it on the rows it writes; an instance reads only the ids changed since the version it last saw, and
  * forgets those it had loaded. At start it reads the version and the built-ins' states only. It looks when
  * another instance notifies it (PostgreSQL), at every poll (the fallback for a notification lost), and at once
- * after a change of its own.
+ * after a change of its own, which it mostly applies without a read (see refresh).
  */
 export class CatalogSync {
   readonly #options: CatalogSyncOptions
@@ -37,9 +43,20 @@ export class CatalogSync {
     options.registry.loadPublishedWith((id) => this.#load(id))
   }
 
-  /** Brings the registry in line with the database: published Bees and built-in statuses. */
-  async refresh (): Promise<void> {
-    await this.#syncUpTo(Infinity)
+  /**
+   * Brings the registry in line with the database: published Bees and built-in statuses. `own`: a change this
+   * instance has just committed (its version and the published Bees it wrote), which is all the caller needs: when it
+   * is the version after the last one seen, nothing else can have changed in between (changes commit in version
+   * order), so it is applied without a read; otherwise a sync reads up to it, or one under way has.
+   */
+  async refresh (own?: OwnChange): Promise<void> {
+    if (own === undefined) return await this.#syncUpTo(Infinity)
+    if (own.version === this.#seen + 1) {
+      this.#apply({ version: own.version, changed: [...own.ids], removed: [], states: [] })
+      this.#seen = own.version
+      return
+    }
+    await this.#syncUpTo(own.version)
   }
 
   /** A sync, unless the registry has seen `upTo` already (a notification of a change it made or read). */
@@ -77,7 +94,11 @@ export class CatalogSync {
     }
     try {
       const unlisten = await store.watch((version) => {
-        this.#syncUpTo(version ?? Infinity).catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
+        // The notification of a change of this instance's own often arrives with the answer to its commit, and before
+        // the change's caller applies it (see refresh): left a turn of the event loop, it finds it applied, unread.
+        setImmediate(() => {
+          this.#syncUpTo(version ?? Infinity).catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
+        })
       }, dropped)
       // Closed while connecting (a poll's listen racing the app's close): the connection would outlive the app.
       if (this.#closed) await unlisten()
@@ -132,7 +153,9 @@ export class CatalogSync {
       return
     }
     const changes = await store.changesSince(this.#seen)
-    if (changes.version === this.#seen) return
+    // A change of this instance's own may have been applied meanwhile, past what this read saw (all of which was
+    // seen then): the registry never goes back to an earlier version.
+    if (changes.version <= this.#seen) return
     this.#apply(changes)
     this.#seen = changes.version
   }

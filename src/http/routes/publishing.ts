@@ -250,13 +250,13 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       updatedAt: now
     }
     checkDocumentShare(stored, config.PUBLISHER_MAX_OPENAPI_BYTES)
-    const outcome = await store.insertBeeWithinQuota(stored, config.PUBLISHER_MAX_BEES)
-    if (outcome === 'taken') throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
-    if (outcome === 'over-quota') {
+    const inserted = await store.insertBeeWithinQuota(stored, config.PUBLISHER_MAX_BEES)
+    if (inserted.outcome === 'taken') throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
+    if (inserted.outcome === 'over-quota') {
       throw new ApiError(409, 'PUBLISHER_BEE_LIMIT', `You have ${config.PUBLISHER_MAX_BEES} Bees, as many as a publisher may have ` +
         '(PUBLISHER_MAX_BEES): remove one before publishing another.')
     }
-    await catalog.refresh()
+    await catalog.refresh({ version: inserted.version, ids: [stored.id] })
     request.log.info({ beeId: stored.id, ownerId: stored.ownerId }, 'Bee published')
     return reply.code(201).send({ ...managedPublished(stored), signingSecret: stored.signingSecret })
   })
@@ -321,8 +321,8 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       updatedAt: now
     }
     checkDocumentShare(updated, config.PUBLISHER_MAX_OPENAPI_BYTES)
-    await store.updateBee(updated)
-    await catalog.refresh()
+    const version = await store.updateBee(updated)
+    await catalog.refresh(version === null ? undefined : { version, ids: [id] })
     request.log.info({ beeId: id, status: updated.status }, 'Bee changed')
     return managedPublished(updated)
   })

@@ -137,9 +137,13 @@ export interface CatalogRepository {
   publishedBee (id: string): Promise<StoredBee | null>
   /** False when the id is taken. */
   insertBee (bee: StoredBee): Promise<boolean>
-  /** insertBee, unless the owner has `maxPerOwner` Bees already; counted in the insert's transaction. */
-  insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<'inserted' | 'taken' | 'over-quota'>
-  updateBee (bee: StoredBee): Promise<void>
+  /**
+   * insertBee, unless the owner has `maxPerOwner` Bees already; counted in the insert's transaction. An insert
+   * tells the catalog version it committed as.
+   */
+  insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<{ outcome: 'inserted', version: number } | { outcome: 'taken' } | { outcome: 'over-quota' }>
+  /** The catalog version the change committed as; null when there was no such Bee. */
+  updateBee (bee: StoredBee): Promise<number | null>
   deleteBee (id: string): Promise<boolean>
   setBuiltinState (state: BuiltinState): Promise<void>
 }

@@ -166,18 +166,21 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     if (text !== null) await trx.insertInto('catalog_search').values(textOf(text)).execute()
   }
 
-  /** Inserts the Bee, unless its id is taken: then the transaction is rolled back, its search row with it. */
-  const insert = async (query: QueryCreator<Tables>, bee: StoredBee, version: Expression<number>) => {
+  /**
+   * Inserts the Bee and returns the version it was stamped with, unless its id is taken: then the transaction is
+   * rolled back, its search row with it.
+   */
+  const insert = async (query: QueryCreator<Tables>, bee: StoredBee, version: Expression<number>): Promise<number> => {
     const inserted = await query.insertInto('published_bees').values({ ...toRow(bee, box), change_seq: version })
-      .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
+      .onConflict((oc) => oc.column('id').doNothing()).returning('change_seq').executeTakeFirst()
     if (inserted === undefined) throw new IdTaken()
+    return Number(inserted.change_seq)
   }
 
-  /** An insert's outcome once its transaction has ended. */
-  const inserting = async (run: () => Promise<void>): Promise<'inserted' | 'taken'> => {
+  /** An insert's outcome once its transaction has ended: what it returned, or 'taken'. */
+  const inserting = async <T>(run: () => Promise<T>): Promise<T | 'taken'> => {
     try {
-      await run()
-      return 'inserted'
+      return await run()
     } catch (error) {
       if (error instanceof IdTaken) return 'taken'
       throw error
@@ -339,7 +342,7 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     },
 
     async insertBee (bee) {
-      return await inserting(() => change((trx) => index(trx, bee, bee.id), (query, version) => insert(query, bee, version))) === 'inserted'
+      return await inserting(() => change((trx) => index(trx, bee, bee.id), (query, version) => insert(query, bee, version))) !== 'taken'
     },
 
     async insertBeeWithinQuota (bee, maxPerOwner) {
@@ -352,17 +355,16 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
           .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
         over = Number(count) >= maxPerOwner
         if (!over) await index(trx, bee, bee.id)
-      }, async (query, version) => {
-        if (!over) await insert(query, bee, version)
-      }))
-      return over ? 'over-quota' : outcome
+      }, async (query, version) => over ? null : await insert(query, bee, version)))
+      if (over || outcome === null) return { outcome: 'over-quota' }
+      return outcome === 'taken' ? { outcome } : { outcome: 'inserted', version: outcome }
     },
 
     async updateBee (bee) {
       const { id, ...row } = toRow(bee, box)
-      await change((trx) => index(trx, bee, id), async (query, version) => {
-        await query.updateTable('published_bees').set({ ...row, change_seq: version }).where('id', '=', id).execute()
-      })
+      const updated = await change((trx) => index(trx, bee, id), (query, version) => query.updateTable('published_bees')
+        .set({ ...row, change_seq: version }).where('id', '=', id).returning('change_seq').executeTakeFirst())
+      return updated === undefined ? null : Number(updated.change_seq)
     },
 
     async deleteBee (id) {
