@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { ApiError, beeNotFound } from '../../core/errors.js'
-import type { StoredBee } from '../../core/ledger/catalog/catalog-repository.js'
+import type { CatalogBee, ChangedBee, StoredBee } from '../../core/ledger/catalog/catalog-repository.js'
 import { newSecret } from '../../core/ledger/secrets.js'
 import { toMicros } from '../../core/money.js'
 import { SchemaRefused } from '../../core/publishing/json-schema.js'
@@ -151,7 +151,7 @@ function keptSchema (schema: StoredBee['inputSchema'], where: 'inputSchema' | 'o
  * What a Bee puts in its OpenAPI document (GET /api/bees/{id}/openapi.json), which a client reads whole: its name,
  * description and both schemas, written as the document writes them.
  */
-function checkDocumentShare (bee: StoredBee, maxBytes: number): void {
+function checkDocumentShare (bee: ChangedBee, maxBytes: number): void {
   const bytes = Buffer.byteLength(JSON.stringify([bee.name, bee.description, forOpenApiDocument(bee.inputSchema), forOpenApiDocument(bee.outputSchema)]))
   if (bytes > maxBytes) {
     throw new ApiError(413, 'BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
@@ -160,7 +160,7 @@ function checkDocumentShare (bee: StoredBee, maxBytes: number): void {
 }
 
 /** What the owner and the operator see of a Bee. */
-function managed (record: BeeRecord, stored: StoredBee | undefined, callsPerMinute: number | null): Static<typeof ManagedBee> {
+function managed (record: BeeRecord, stored: ChangedBee | undefined, callsPerMinute: number | null): Static<typeof ManagedBee> {
   return {
     ...record,
     upstreamEndpoint: stored?.endpoint ?? null,
@@ -173,7 +173,7 @@ function managed (record: BeeRecord, stored: StoredBee | undefined, callsPerMinu
  * A published Bee as written, which is what every instance serves of it: built from what was stored rather than
  * read back and loaded (a query, two schema checks and a Zod conversion per change).
  */
-const managedPublished = (stored: StoredBee) => managed(publishedRecord(stored), stored, stored.callsPerMinute)
+const managedPublished = (stored: ChangedBee) => managed(publishedRecord(stored), stored, stored.callsPerMinute)
 
 /** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
 const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -186,9 +186,12 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (problem !== null) throw refused('ENDPOINT_FORBIDDEN', problem)
   }
 
-  /** The stored Bee the caller may manage, or 404: someone else's Bee is not shown to exist. */
-  async function owned (request: FastifyRequest, id: string): Promise<StoredBee> {
-    const stored = await store.publishedBee(id)
+  /**
+   * The stored Bee the caller may manage, or 404: someone else's Bee is not shown to exist. Its signing secrets stay
+   * sealed: no change writes them (see ChangedBee).
+   */
+  async function owned (request: FastifyRequest, id: string): Promise<CatalogBee> {
+    const stored = await store.catalogBee(id)
     const principal = request.principal
     if (stored === null || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== stored.ownerId)) {
       throw beeNotFound(id)
@@ -304,8 +307,9 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const stored = await owned(request, id)
     const next = nextStatus(stored, body, byAdmin)
     if (body.endpoint !== undefined) await checkEndpoint(body.endpoint)
-    const updated: StoredBee = {
-      ...stored,
+    const { secrets: _sealed, ...kept } = stored
+    const updated: ChangedBee = {
+      ...kept,
       ...next,
       name: body.name ?? stored.name,
       description: body.description ?? stored.description,

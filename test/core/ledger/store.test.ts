@@ -288,10 +288,16 @@ for (const backend of backends) {
     t.same(await catalog.publishedBee('remote-one'), bee)
     t.equal(await catalog.publishedBee('absent'), null)
 
-    await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
+    const updatedAt = await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
     t.same((await catalog.changesSince(loaded.version)).changed, ['remote-one'])
+    t.equal(updatedAt, (await catalog.changesSince(loaded.version)).version, 'an update tells the version it committed as')
+    t.equal(await catalog.updateBee({ ...bee, id: 'absent' }), null, 'and null when there is no such Bee')
     t.match(await catalog.catalogBee('remote-one'), { status: 'deprecated', statusMessage: 'old', version: 2 })
     t.same(await catalog.activeBees({}, 10), [], 'a deprecated Bee is not listed')
+    t.ok(await catalog.rotateSigningSecret('remote-one', 'bsk_rotated', null))
+    await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'older', version: 4 })
+    t.match(await catalog.publishedBee('remote-one'), { statusMessage: 'older', signingSecret: 'bsk_rotated' },
+      'a change made with the Bee as read before a rotation keeps the rotated secret')
 
     await catalog.setBuiltinState({ id: 'text-summarizer', status: 'inactive', statusMessage: 'm', sunsetAt: null, updatedAt: createdAt })
     await catalog.setBuiltinState({ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt })

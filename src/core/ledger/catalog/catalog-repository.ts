@@ -37,6 +37,12 @@ export interface StoredBee {
   updatedAt: string
 }
 
+/**
+ * A published Bee as a change writes it: everything but its signing secrets, which only a rotation writes
+ * (rotateSigningSecret), so a change never writes back a secret it read before a rotation.
+ */
+export type ChangedBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'previousSecretExpiresAt'>
+
 /** A published Bee as the sync loads it: its signing secrets stay sealed until its first call opens them. */
 export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret'> & {
   secrets (): { signingSecret: string, previousSigningSecret: string | null }
@@ -143,7 +149,7 @@ export interface CatalogRepository {
    */
   insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<{ outcome: 'inserted', version: number } | { outcome: 'taken' } | { outcome: 'over-quota' }>
   /** The catalog version the change committed as; null when there was no such Bee. */
-  updateBee (bee: StoredBee): Promise<number | null>
+  updateBee (bee: ChangedBee): Promise<number | null>
   deleteBee (id: string): Promise<boolean>
   setBuiltinState (state: BuiltinState): Promise<void>
 }

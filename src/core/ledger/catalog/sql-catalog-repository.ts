@@ -4,12 +4,15 @@ import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
-import type { BuiltinState, CatalogBee, CatalogChanges, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
 
-const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: string | null } => ({
+type SecretColumns = 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'
+
+/** A Bee's columns but its signing secrets: what a change writes (see ChangedBee). */
+const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | SecretColumns> & { plan: string | null } => ({
   id: bee.id,
   owner_id: bee.ownerId,
   owner_email: bee.ownerEmail,
@@ -29,12 +32,16 @@ const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: s
   status_message: bee.statusMessage,
   sunset_at: bee.sunsetAt,
   calls_per_minute: bee.callsPerMinute,
-  signing_secret: box.seal(bee.signingSecret, bee.id),
-  previous_signing_secret: bee.previousSigningSecret == null ? null : box.seal(bee.previousSigningSecret, bee.id),
-  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null,
   version: bee.version,
   created_at: bee.createdAt,
   updated_at: bee.updatedAt
+})
+
+const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: string | null } => ({
+  ...changedRow(bee),
+  signing_secret: box.seal(bee.signingSecret, bee.id),
+  previous_signing_secret: bee.previousSigningSecret == null ? null : box.seal(bee.previousSigningSecret, bee.id),
+  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null
 })
 
 /** A row as the sync loads it: everything but the signing secrets, which stay sealed until `secrets()` is called. */
@@ -361,7 +368,7 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     },
 
     async updateBee (bee) {
-      const { id, ...row } = toRow(bee, box)
+      const { id, ...row } = changedRow(bee)
       const updated = await change((trx) => index(trx, bee, id), (query, version) => query.updateTable('published_bees')
         .set({ ...row, change_seq: version }).where('id', '=', id).returning('change_seq').executeTakeFirst())
       return updated === undefined ? null : Number(updated.change_seq)
