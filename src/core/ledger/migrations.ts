@@ -7,6 +7,7 @@ import { walletTokensMigration } from './migrations/0008-wallet-tokens.js'
 import { catalogChangesMigration, catalogSearchMigration } from './catalog/migration.js'
 import { oauthMigration } from './oauth/migration.js'
 import { catalogListingMigration } from './catalog/listing-migration.js'
+import { catalogOwnerCountMigration } from './catalog/owner-count-migration.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -234,7 +235,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0013_catalog_changes': catalogChangesMigration(dialect),
       '0014_catalog_search': catalogSearchMigration(dialect),
       '0015_oauth': oauthMigration,
-      '0016_catalog_listing': catalogListingMigration(dialect)
+      '0016_catalog_listing': catalogListingMigration(dialect),
+      '0017_catalog_owner_counts': catalogOwnerCountMigration(dialect)
     })
   }
 }

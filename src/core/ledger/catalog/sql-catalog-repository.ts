@@ -115,8 +115,9 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
    * (the search index; an owner's quota, under that owner's lock), then `write` writes the catalog's rows in one
    * statement that on PostgreSQL also takes the version (a CTE) and sends the notification, so the lock is held for
    * that statement and the commit rather than for round trips to the service. SQLite runs one writer at a time: there
-   * the version is taken first, which takes the database's write lock for all that follows. On PostgreSQL a change
-   * of a Bee's row goes further: one statement, with no transaction around it (see searchThenBump).
+   * the version is taken first, which takes the database's write lock for all that follows. On PostgreSQL a publish
+   * and a PATCH go further: one statement each, with no transaction around it (see searchThenBump and
+   * insertBeeWithinQuota).
    */
   const change = <P, T>(
     prepare: (trx: Transaction<Tables>) => Promise<P>,
@@ -369,18 +370,41 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     },
 
     async insertBeeWithinQuota (bee, maxPerOwner) {
-      let over = false
-      const outcome = await inserting(() => change(async (trx) => {
-        // Publishes by one owner wait for each other here, so each counts the others' Bees; other owners' go on
-        // (SQLite has taken its write lock already).
-        if (dialect === 'postgres') await trx.selectFrom('publishers').select('id').where('id', '=', bee.ownerId).forNoKeyUpdate().execute()
-        const { count } = await trx.selectFrom('published_bees').select((eb) => eb.fn.countAll().as('count'))
-          .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
-        over = Number(count) >= maxPerOwner
-        if (!over) await index(trx, bee, bee.id)
-      }, async (query, version) => over ? null : await insert(query, bee, version)))
-      if (over || outcome === null) return { outcome: 'over-quota' }
-      return outcome === 'taken' ? { outcome } : { outcome: 'inserted', version: outcome }
+      if (dialect === 'sqlite') {
+        // SQLite has taken its write lock with the version, before the count.
+        const outcome = await inserting(() => change(async (trx) => {
+          const owner = await trx.selectFrom('publishers').select('bee_count').where('id', '=', bee.ownerId).executeTakeFirst()
+          const over = Number(owner?.bee_count ?? 0) >= maxPerOwner
+          if (!over) await index(trx, bee, bee.id)
+          return over
+        }, async (query, version, over) => over ? 'over-quota' : await insert(query, bee, version)))
+        return typeof outcome === 'number' ? { outcome: 'inserted', version: outcome } : { outcome }
+      }
+      // PostgreSQL: one statement, which commits by itself. It locks the owner's row first, and reads its count as the
+      // lock is granted (a publish by the same owner committed meanwhile is counted): over the quota, it takes no row,
+      // and neither the search row nor the version nor the Bee is written. A taken id fails the insert, which undoes
+      // the statement whole.
+      const row = toRow(bee, box)
+      const columns = Object.keys(row) as Array<keyof typeof row>
+      const { id, ...text } = textOf(bee)
+      try {
+        const inserted = await db
+          .with('owner', (q) => q.selectFrom('publishers').select('id').where('id', '=', bee.ownerId).where('bee_count', '<', maxPerOwner).forNoKeyUpdate())
+          .with('search', (q) => q.insertInto('catalog_search').columns(['id', 'name', 'category', 'colony', 'description'])
+            .expression((eb) => eb.selectFrom('owner').select([sql.val(id).as('id'), sql.val(text.name).as('name'), sql.val(text.category).as('category'),
+              sql.val(text.colony).as('colony'), sql.val(text.description).as('description')]))
+            .onConflict((oc) => oc.column('id').doUpdateSet(text)).returning('id'))
+          .with('bump', (q) => bump(q as unknown as QueryCreator<Tables>).where(sql<boolean>`EXISTS (SELECT 1 FROM search)`))
+          .insertInto('published_bees').columns([...columns, 'change_seq'])
+          .expression((eb) => eb.selectFrom('bump').select([...columns.map((column) => sql.val(row[column]).as(column)), 'version']))
+          .returning('change_seq').executeTakeFirst()
+        return inserted === undefined ? { outcome: 'over-quota' } : { outcome: 'inserted', version: Number(inserted.change_seq) }
+      } catch (error) {
+        if ((error as { code?: string, constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'published_bees_pkey') {
+          return { outcome: 'taken' }
+        }
+        throw error
+      }
     },
 
     async updateBee (bee) {
