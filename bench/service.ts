@@ -25,6 +25,8 @@ export interface ServiceSpec {
   dir: string
   /** Extra `node` flags, such as --cpu-prof. */
   nodeFlags?: string[]
+  /** Another build of the server than the bundle (dist/src/server.js, whose packages a profile or a preload can tell apart). */
+  script?: string
   /** Settings beyond the defaults below (METRICS_TOKEN, DATABASE_POOL_SIZE, …). */
   env?: Record<string, string>
   startupLimitMs?: number
@@ -42,10 +44,10 @@ export interface Captured {
 const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
 
 /** Starts the built service the way `npm start` does (its node flags too), logging at info as operators run it. */
-export function startService ({ name, databaseUrl, dir, nodeFlags = [], env = {}, startupLimitMs }: ServiceSpec): Promise<Server> {
+export function startService ({ name, databaseUrl, dir, nodeFlags = [], script = SERVER_SCRIPT, env = {}, startupLimitMs }: ServiceSpec): Promise<Server> {
   return startServer({
     name,
-    args: [...START_FLAGS, ...nodeFlags, SERVER_SCRIPT],
+    args: [...START_FLAGS, ...nodeFlags, script],
     // Limits checked on every request, as in service, but high enough that the load never meets them.
     env: {
       DATABASE_URL: databaseUrl,

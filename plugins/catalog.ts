@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { CatalogListing } from '../src/core/catalog-listing.js'
 import { commaList } from '../src/core/comma-list.js'
-import { CatalogSync } from '../src/core/publishing/catalog-sync.js'
+import { CatalogSync, type OwnChange } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
 import { type CatalogSearch, catalogSearch } from '../src/core/search.js'
@@ -10,8 +10,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     catalog: {
       egress: EgressPolicy
-      /** Brings the registry in line with the database: published Bees and built-in statuses. */
-      refresh (): Promise<void>
+      /**
+       * Brings the registry in line with the database: published Bees and built-in statuses; after a change of this
+       * instance's own, up to that change (see CatalogSync.refresh).
+       */
+      refresh (own?: OwnChange): Promise<void>
       /** The catalog's search (the database's full-text engine), for every door. */
       search: CatalogSearch
       /** The active Bees a page at a time, from the database, merged with the built-ins. */
@@ -29,7 +32,7 @@ export default fp(async (fastify) => {
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
-  fastify.decorate('catalog', { egress, refresh: () => sync.refresh(), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
+  fastify.decorate('catalog', { egress, refresh: (own) => sync.refresh(own), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
 
   fastify.addHook('onReady', async () => {
     // The built-in Bees live in code, so each start indexes their text.

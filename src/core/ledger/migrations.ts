@@ -8,6 +8,7 @@ import { catalogChangesMigration, catalogSearchMigration } from './catalog/migra
 import { oauthMigration } from './oauth/migration.js'
 import { catalogListingMigration } from './catalog/listing-migration.js'
 import { catalogRankingMigration } from './catalog/ranking-migration.js'
+import { catalogOwnerCountMigration } from './catalog/owner-count-migration.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -236,7 +237,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0014_catalog_search': catalogSearchMigration(dialect),
       '0015_oauth': oauthMigration,
       '0016_catalog_listing': catalogListingMigration(dialect),
-      '0017_catalog_ranking': catalogRankingMigration(dialect)
+      '0017_catalog_ranking': catalogRankingMigration(dialect),
+      '0018_catalog_owner_counts': catalogOwnerCountMigration(dialect)
     })
   }
 }

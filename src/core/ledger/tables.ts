@@ -92,6 +92,8 @@ export interface Tables {
     name: string
     key_hash: string
     created_at: string
+    /** How many published Bees it has, kept by triggers on published_bees (see catalogOwnerCountMigration). */
+    bee_count: Generated<number>
   }
   published_bees: {
     id: string

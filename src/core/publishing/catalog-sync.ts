@@ -5,6 +5,12 @@ import type { LoadedBee } from '../bee-cache.js'
 import type { RemoteBeeProxy } from './proxy.js'
 import { publishedBee } from './published-bee.js'
 
+/** A change of the catalog this instance committed: the version it took, and the published Bees it wrote. */
+export interface OwnChange {
+  version: number
+  ids: readonly string[]
+}
+
 export interface CatalogSyncOptions {
   registry: Registry
   store: CatalogRepository
@@ -18,7 +24,7 @@ export interface CatalogSyncOptions {
  * stamps it on the rows it writes; an instance reads only the ids changed since the version it last saw, and
  * forgets those it had loaded. At start it reads the version and the built-ins' states only. It looks when
  * another instance notifies it (PostgreSQL), at every poll (the fallback for a notification lost), and at once
- * after a change of its own.
+ * after a change of its own, which it mostly applies without a read (see refresh).
  */
 export class CatalogSync {
   readonly #options: CatalogSyncOptions
@@ -26,6 +32,8 @@ export class CatalogSync {
   #running: Promise<void> | null = null
   /** The sync every caller arriving during `#running` waits for; null while none is. */
   #next: Promise<void> | null = null
+  /** The least version `#next` must reach for its callers (Infinity: whatever the database holds then). */
+  #nextNeeds = -1
   /** Stops listening for other instances' notifications; null while not listening. */
   #unlisten: (() => Promise<void>) | null = null
   #closed = false
@@ -35,18 +43,38 @@ export class CatalogSync {
     options.registry.loadPublishedWith((id) => this.#load(id))
   }
 
-  /** Brings the registry in line with the database: published Bees and built-in statuses. */
-  async refresh (): Promise<void> {
+  /**
+   * Brings the registry in line with the database: published Bees and built-in statuses. `own`: a change this
+   * instance has just committed (its version and the published Bees it wrote), which is all the caller needs: when it
+   * is the version after the last one seen, nothing else can have changed in between (changes commit in version
+   * order), so it is applied without a read; otherwise a sync reads up to it, or one under way has.
+   */
+  async refresh (own?: OwnChange): Promise<void> {
+    if (own === undefined) return await this.#syncUpTo(Infinity)
+    if (own.version === this.#seen + 1) {
+      this.#apply({ version: own.version, changed: [...own.ids], removed: [], states: [] })
+      this.#seen = own.version
+      return
+    }
+    await this.#syncUpTo(own.version)
+  }
+
+  /** A sync, unless the registry has seen `upTo` already (a notification of a change it made or read). */
+  async #syncUpTo (upTo: number): Promise<void> {
+    if (this.#seen >= upTo) return
     if (this.#running === null) {
       this.#running = this.#sync().finally(() => { this.#running = null })
       return await this.#running
     }
     // One sync at a time. The one under way may have read before the caller's change: the caller needs the next,
     // which starts when it ends and serves every caller arriving meanwhile (8 publishers at once wait for one more
-    // sync, not for 8 in a row).
+    // sync, not for 8 in a row), unless the one under way brought what they all need.
+    this.#nextNeeds = Math.max(this.#nextNeeds, upTo)
     this.#next ??= this.#running.catch(() => {}).then(async () => {
+      const needs = this.#nextNeeds
       this.#next = null
-      await this.refresh()
+      this.#nextNeeds = -1
+      await this.#syncUpTo(needs)
     })
     await this.#next
   }
@@ -65,8 +93,12 @@ export class CatalogSync {
       unlisten?.().catch(() => {})
     }
     try {
-      const unlisten = await store.watch(() => {
-        this.refresh().catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
+      const unlisten = await store.watch((version) => {
+        // The notification of a change of this instance's own often arrives with the answer to its commit, and before
+        // the change's caller applies it (see refresh): left a turn of the event loop, it finds it applied, unread.
+        setImmediate(() => {
+          this.#syncUpTo(version ?? Infinity).catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
+        })
       }, dropped)
       // Closed while connecting (a poll's listen racing the app's close): the connection would outlive the app.
       if (this.#closed) await unlisten()
@@ -120,8 +152,10 @@ export class CatalogSync {
       this.#seen = version
       return
     }
-    if (await store.version() === this.#seen) return
     const changes = await store.changesSince(this.#seen)
+    // A change of this instance's own may have been applied meanwhile, past what this read saw (all of which was
+    // seen then): the registry never goes back to an earlier version.
+    if (changes.version <= this.#seen) return
     this.#apply(changes)
     this.#seen = changes.version
   }

@@ -5,11 +5,11 @@ import type { RegisteredBee } from '../registry.js'
 import type { BeeRecord } from '../schemas.js'
 import { checkPatterns } from './pattern-safety.js'
 import { PROXY_ERRORS, type RemoteBeeProxy } from './proxy.js'
-import { checkFormats } from './schema-checks.js'
+import { checkFormats, knownLoadable } from './schema-checks.js'
 import { checkZodConvertible } from './zod-compat.js'
 
 /** A stored Bee as its author declared it, without what runs it. */
-function describe (bee: CatalogBee): BeeDescription {
+function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
   return {
     id: bee.id,
     name: bee.name,
@@ -32,7 +32,7 @@ function describe (bee: CatalogBee): BeeDescription {
 }
 
 /** A stored Bee's public record, as a listing shows it: nothing compiled, no secret opened. */
-export const publishedRecord = (bee: CatalogBee): BeeRecord => recordOf(describe(bee))
+export const publishedRecord = (bee: Omit<CatalogBee, 'secrets'>): BeeRecord => recordOf(describe(bee))
 
 /**
  * A stored Bee ready to run through the proxy. Publishing only stores what loads, but a Bee stored by an older
@@ -40,12 +40,11 @@ export const publishedRecord = (bee: CatalogBee): BeeRecord => recordOf(describe
  * read differently): that throws, and the Bee is not served, while its owner can still change or remove it.
  */
 export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy): RegisteredBee {
-  checkPatterns(bee.inputSchema, 'inputSchema')
-  checkPatterns(bee.outputSchema, 'outputSchema')
-  checkFormats(bee.inputSchema, 'inputSchema')
-  checkFormats(bee.outputSchema, 'outputSchema')
-  checkZodConvertible(bee.inputSchema, 'inputSchema')
-  checkZodConvertible(bee.outputSchema, 'outputSchema')
+  // A schema this process has seen pass every check (at its publish, say) passes these, a subset, again.
+  const unchecked = ([['inputSchema', bee.inputSchema], ['outputSchema', bee.outputSchema]] as const).filter(([, schema]) => !knownLoadable(schema))
+  for (const [where, schema] of unchecked) checkPatterns(schema, where)
+  for (const [where, schema] of unchecked) checkFormats(schema, where)
+  for (const [where, schema] of unchecked) checkZodConvertible(schema, where)
   // Opened on the Bee's first call, not when it is loaded.
   let secrets: ReturnType<CatalogBee['secrets']> | undefined
   return registeredBee({

@@ -288,10 +288,16 @@ for (const backend of backends) {
     t.same(await catalog.publishedBee('remote-one'), bee)
     t.equal(await catalog.publishedBee('absent'), null)
 
-    await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
+    const updatedAt = await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'old', version: 2 })
     t.same((await catalog.changesSince(loaded.version)).changed, ['remote-one'])
+    t.equal(updatedAt, (await catalog.changesSince(loaded.version)).version, 'an update tells the version it committed as')
+    t.equal(await catalog.updateBee({ ...bee, id: 'absent' }), null, 'and null when there is no such Bee')
     t.match(await catalog.catalogBee('remote-one'), { status: 'deprecated', statusMessage: 'old', version: 2 })
     t.same(await catalog.activeBees({}, 10), [], 'a deprecated Bee is not listed')
+    t.ok(await catalog.rotateSigningSecret('remote-one', 'bsk_rotated', null))
+    await catalog.updateBee({ ...bee, status: 'deprecated', statusMessage: 'older', version: 4 })
+    t.match(await catalog.publishedBee('remote-one'), { statusMessage: 'older', signingSecret: 'bsk_rotated' },
+      'a change made with the Bee as read before a rotation keeps the rotated secret')
 
     await catalog.setBuiltinState({ id: 'text-summarizer', status: 'inactive', statusMessage: 'm', sunsetAt: null, updatedAt: createdAt })
     await catalog.setBuiltinState({ id: 'text-summarizer', status: 'active', statusMessage: null, sunsetAt: null, updatedAt: createdAt })
@@ -373,6 +379,69 @@ for (const backend of backends) {
     t.match(await store.earnings.entries('operator', { limit: 10 }), { items: [{ kind: 'sale', amount: 0.0005 }, { kind: 'opening', amount: 0.002 }] })
     const sums = await ledgerSums(database)
     t.equal(sums.held, sums.owed, 'wallets + pending + earnings = deposits')
+  })
+}
+
+for (const backend of backends) {
+  test(`a publisher's Bees are counted from the migration on, whoever writes them, and the quota reads the count (${backend.name})`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    const at = '2026-01-01T00:00:00.000Z'
+    const row = (id: string, owner: string) => `INSERT INTO published_bees (id, owner_id, owner_email, name, description, category, colony, endpoint,
+      input_schema, output_schema, primary_services, pricing_type, cost_micros, currency, status, signing_secret, version, created_at, updated_at)
+      VALUES ('${id}', '${owner}', 'a@example.com', 'N', 'D', 'data', 'community', 'https://bees.example.com/x', '{"type":"object"}',
+      '{"type":"object"}', '[]', 'free', 0, 'USD', 'active', 'bsk_x', 1, '${at}', '${at}')`
+    // Two Bees stored before the counts existed.
+    await migrateTo(database, '0016_catalog_listing')
+    await runSql(database, [
+      `INSERT INTO publishers (id, email, name, key_hash, created_at) VALUES ('pub_a', 'a@example.com', 'A', 'ha', '${at}'), ('pub_b', 'b@example.com', 'B', 'hb', '${at}')`,
+      row('old-one', 'pub_a'), row('old-two', 'pub_a')
+    ])
+    const store = await openStore(database.url, { secretsKey: SECRETS_KEY })
+    t.teardown(() => store.close())
+    const { catalog } = store
+    const counts = async () => Object.fromEntries((await runSql(database, ['SELECT id, bee_count FROM publishers ORDER BY id']) as Array<{ id: string, bee_count: number }>)
+      .map((publisher) => [publisher.id, Number(publisher.bee_count)]))
+    t.same(await counts(), { pub_a: 2, pub_b: 0 }, 'counted by the migration')
+
+    const bee = (id: string, ownerId = 'pub_a') => ({
+      id,
+      ownerId,
+      ownerEmail: 'a@example.com',
+      name: 'N',
+      description: 'D',
+      category: 'data',
+      colony: 'community',
+      endpoint: 'https://bees.example.com/x',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object' },
+      primaryServices: [],
+      pricing: { type: 'free' as const, costMicros: 0, currency: 'USD' },
+      status: 'active' as const,
+      statusMessage: null,
+      sunsetAt: null,
+      callsPerMinute: null,
+      signingSecret: 'bsk_x',
+      version: 1,
+      createdAt: at,
+      updatedAt: at
+    })
+    const inserted = await catalog.insertBeeWithinQuota(bee('new-one'), 3)
+    t.match(inserted, { outcome: 'inserted' })
+    t.equal(inserted.outcome === 'inserted' && inserted.version, await catalog.version(), 'an insert tells the version it committed as')
+    t.same(await catalog.insertBeeWithinQuota(bee('new-two'), 3), { outcome: 'over-quota' }, 'a fourth Bee is over a quota of 3')
+    const version = await catalog.version()
+    t.same(await catalog.insertBeeWithinQuota({ ...bee('old-one', 'pub_b'), name: 'Usurper' }, 3), { outcome: 'taken' }, 'a taken id, by another owner')
+    t.equal(await catalog.version(), version, 'moves no version')
+    t.same(await counts(), { pub_a: 3, pub_b: 0 }, 'counts nothing')
+    t.same(await catalog.search('Usurper', 'all', 10), [], 'and indexes nothing')
+    t.match(await catalog.catalogBee('old-one'), { ownerId: 'pub_a', name: 'N' }, 'the Bee that had the id keeps it')
+
+    t.equal(await catalog.deleteBee('old-two'), true)
+    t.same(await counts(), { pub_a: 2, pub_b: 0 }, 'a removal frees a place')
+    t.match(await catalog.insertBeeWithinQuota(bee('new-two'), 3), { outcome: 'inserted' }, 'which a publish takes')
+    await runSql(database, [row('by-hand', 'pub_b'), "UPDATE published_bees SET owner_id = 'pub_b' WHERE id = 'old-one'"])
+    t.same(await counts(), { pub_a: 2, pub_b: 2 }, 'rows written by hand count, and a change of owner moves a Bee between counts')
   })
 }
 

@@ -1,4 +1,9 @@
+import pino from 'pino'
 import { test } from 'tap'
+import type { CatalogChanges, CatalogRepository } from '../../../src/core/ledger/catalog/catalog-repository.js'
+import { CatalogSync } from '../../../src/core/publishing/catalog-sync.js'
+import type { RemoteBeeProxy } from '../../../src/core/publishing/proxy.js'
+import { Registry } from '../../../src/core/registry.js'
 import { build } from '../../helper.js'
 import { postgresBackend, postgresSkip, runSql, sqliteBackend } from '../../databases.js'
 import { startFakeBee } from '../../fake-bee.js'
@@ -100,4 +105,82 @@ test('SQLite: instances on one file see each other\'s removals by the poll', asy
   t.not(await within(1000, async () => await nameOn(two, 'brief') === null), null, 'removed on one, gone from the other')
   await publish(one, publisher.headers, beeBody('brief', fake.url, { name: 'Brief again' }))
   t.not(await within(1000, async () => await nameOn(two, 'brief') === 'Brief again'), null, 'and its id published again comes back')
+})
+
+/**
+ * A catalog whose changes the test makes by hand, counting the reads a sync makes; `notify` plays the database's
+ * notification of a committed change.
+ */
+function fakeCatalog () {
+  const state = { version: 1, changed: new Map<string, number>(), reads: 0, notify: (_version: number | null) => {} }
+  const store = {
+    version: async () => state.version,
+    builtinStates: async () => [],
+    changesSince: async (after: number) => {
+      state.reads++
+      return { version: state.version, changed: [...state.changed].filter(([, at]) => at > after).map(([id]) => id), removed: [], states: [] }
+    },
+    catalogBee: async () => null,
+    watch: async (onChange: (version: number | null) => void) => {
+      state.notify = onChange
+      return async () => {}
+    }
+  } as unknown as CatalogRepository
+  /** A change committed on some instance: the next version, stamped on `id`. */
+  const commit = (id: string) => {
+    state.version++
+    state.changed.set(id, state.version)
+    return state.version
+  }
+  return { state, store, commit }
+}
+
+test('a change of this instance\'s own is applied without a read when it is the next version, and read when another came between', async (t) => {
+  const { state, store, commit } = fakeCatalog()
+  const registry = new Registry()
+  const sync = new CatalogSync({ registry, store, proxy: {} as RemoteBeeProxy, log: pino({ level: 'silent' }) })
+  await sync.listen()
+  await sync.refresh()
+  const reads = state.reads
+
+  const own = commit('mine')
+  await sync.refresh({ version: own, ids: ['mine'] })
+  t.equal(state.reads, reads, 'the next version: applied, unread')
+  t.equal(registry.version, own, 'and the registry is at it (listings cached before are not served)')
+  state.notify(own)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(state.reads, reads, 'its notification finds it seen')
+
+  const theirs = commit('theirs')
+  const mine = commit('mine-again')
+  await sync.refresh({ version: mine, ids: ['mine-again'] })
+  t.equal(state.reads, reads + 1, 'another instance\'s change came between: read')
+  t.equal(registry.version, mine)
+  state.notify(theirs)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(state.reads, reads + 1, 'a notification of a version read already reads nothing')
+  state.notify(commit('later'))
+  await new Promise((resolve) => setImmediate(resolve))
+  await sync.refresh()
+  t.equal(registry.version, state.version, 'a notification of a version not seen is read')
+  await sync.close()
+})
+
+test('a sync that read before a change of this instance\'s own was applied does not take the registry back', async (t) => {
+  const { state, store, commit } = fakeCatalog()
+  const registry = new Registry()
+  const sync = new CatalogSync({ registry, store, proxy: {} as RemoteBeeProxy, log: pino({ level: 'silent' }) })
+  await sync.refresh()
+  // A read under way answers with what it saw before the change below.
+  let answer: (value: CatalogChanges) => void = () => {}
+  const changesSince = store.changesSince
+  store.changesSince = async () => await new Promise<CatalogChanges>((resolve) => { answer = resolve })
+  const before = state.version
+  const reading = sync.refresh()
+  const own = commit('mine')
+  await sync.refresh({ version: own, ids: ['mine'] })
+  answer({ version: before, changed: [], removed: [], states: [] })
+  await reading
+  t.equal(registry.version, own, 'still at the change applied')
+  store.changesSince = changesSince
 })

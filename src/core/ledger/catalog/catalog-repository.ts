@@ -37,6 +37,12 @@ export interface StoredBee {
   updatedAt: string
 }
 
+/**
+ * A published Bee as a change writes it: everything but its signing secrets, which only a rotation writes
+ * (rotateSigningSecret), so a change never writes back a secret it read before a rotation.
+ */
+export type ChangedBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'previousSecretExpiresAt'>
+
 /** A published Bee as the sync loads it: its signing secrets stay sealed until its first call opens them. */
 export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret'> & {
   secrets (): { signingSecret: string, previousSigningSecret: string | null }
@@ -122,10 +128,11 @@ export interface CatalogRepository {
   /** activeBees' ids alone: what a ranking needs before it knows which records its page takes. */
   activeBeeIds (filter: CatalogFilter, limit: number): Promise<string[]>
   /**
-   * Calls `onChange` as soon as another instance changes the catalog (PostgreSQL LISTEN/NOTIFY, one
-   * channel per schema); a no-op where the database has no notifications. Resolves to what stops it.
+   * Calls `onChange` as soon as a change of the catalog commits, on any instance, this one included (PostgreSQL
+   * LISTEN/NOTIFY, one channel per schema), with the version it brought (null when unknown); a no-op where the
+   * database has no notifications. Resolves to what stops it.
    */
-  watch (onChange: () => void, onError: (error: Error) => void): Promise<() => Promise<void>>
+  watch (onChange: (version: number | null) => void, onError: (error: Error) => void): Promise<() => Promise<void>>
   /**
    * Active and inactive Bees alike whose text matches every word of the query (`all`) or any (`any`),
    * each as itself or its stem, best first, at most `limit`; the database's own full-text engine ranks them.
@@ -136,9 +143,13 @@ export interface CatalogRepository {
   publishedBee (id: string): Promise<StoredBee | null>
   /** False when the id is taken. */
   insertBee (bee: StoredBee): Promise<boolean>
-  /** insertBee, unless the owner has `maxPerOwner` Bees already; counted in the insert's transaction. */
-  insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<'inserted' | 'taken' | 'over-quota'>
-  updateBee (bee: StoredBee): Promise<void>
+  /**
+   * insertBee, unless the owner has `maxPerOwner` Bees already; counted in the insert's transaction. An insert
+   * tells the catalog version it committed as.
+   */
+  insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<{ outcome: 'inserted', version: number } | { outcome: 'taken' } | { outcome: 'over-quota' }>
+  /** The catalog version the change committed as; null when there was no such Bee. */
+  updateBee (bee: ChangedBee): Promise<number | null>
   deleteBee (id: string): Promise<boolean>
   setBuiltinState (state: BuiltinState): Promise<void>
 }

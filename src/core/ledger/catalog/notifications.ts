@@ -7,7 +7,8 @@ export interface CatalogNotifications {
    * instances on commit; null where there is nothing to send. `version` is the new version's column.
    */
   sent (version: RawBuilder<number>): RawBuilder<unknown> | null
-  listen (onNotify: () => void, onError: (error: Error) => void): Promise<() => Promise<void>>
+  /** `onNotify` gets the version the change brought the catalog to, or null when the notification does not say. */
+  listen (onNotify: (version: number | null) => void, onError: (error: Error) => void): Promise<() => Promise<void>>
 }
 
 export const noNotifications: CatalogNotifications = {
@@ -29,7 +30,10 @@ export function postgresNotifications (connectionString: string, schema: string)
       const { default: pg } = await import('pg')
       const client = new pg.Client({ connectionString, application_name: `apiary catalog listener ${schema}` })
       client.on('error', onError)
-      client.on('notification', onNotify)
+      client.on('notification', ({ payload }) => {
+        const version = Number(payload)
+        onNotify(payload === undefined || !Number.isSafeInteger(version) ? null : version)
+      })
       await client.connect()
       await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
       return async () => { await client.end() }

@@ -4,12 +4,15 @@ import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
-import type { BuiltinState, CatalogBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
 
-const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: string | null } => ({
+type SecretColumns = 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'
+
+/** A Bee's columns but its signing secrets: what a change writes (see ChangedBee). */
+const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | SecretColumns> & { plan: string | null } => ({
   id: bee.id,
   owner_id: bee.ownerId,
   owner_email: bee.ownerEmail,
@@ -29,12 +32,16 @@ const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: s
   status_message: bee.statusMessage,
   sunset_at: bee.sunsetAt,
   calls_per_minute: bee.callsPerMinute,
-  signing_secret: box.seal(bee.signingSecret, bee.id),
-  previous_signing_secret: bee.previousSigningSecret == null ? null : box.seal(bee.previousSigningSecret, bee.id),
-  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null,
   version: bee.version,
   created_at: bee.createdAt,
   updated_at: bee.updatedAt
+})
+
+const toRow = (bee: StoredBee, box: SecretBox): Omit<BeeRow, 'plan'> & { plan: string | null } => ({
+  ...changedRow(bee),
+  signing_secret: box.seal(bee.signingSecret, bee.id),
+  previous_signing_secret: bee.previousSigningSecret == null ? null : box.seal(bee.previousSigningSecret, bee.id),
+  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null
 })
 
 /** A row as the sync loads it: everything but the signing secrets, which stay sealed until `secrets()` is called. */
@@ -74,7 +81,9 @@ const fromRow = (row: Omit<BeeRow, 'plan'> & { plan: string | null }, box: Secre
   return { ...bee, signingSecret, previousSigningSecret }
 }
 
-const stateOf = (row: Selectable<Tables['builtin_bee_states']>): BuiltinState =>
+type StateRow = Omit<Selectable<Tables['builtin_bee_states']>, 'change_seq'>
+
+const stateOf = (row: StateRow): BuiltinState =>
   ({ id: row.id, status: row.status, statusMessage: row.status_message, sunsetAt: row.sunset_at, updatedAt: row.updated_at })
 
 const textOf = (bee: SearchText): SearchText => ({ id: bee.id, name: bee.name, category: bee.category, colony: bee.colony, description: bee.description })
@@ -106,7 +115,9 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
    * (the search index; an owner's quota, under that owner's lock), then `write` writes the catalog's rows in one
    * statement that on PostgreSQL also takes the version (a CTE) and sends the notification, so the lock is held for
    * that statement and the commit rather than for round trips to the service. SQLite runs one writer at a time: there
-   * the version is taken first, which takes the database's write lock for all that follows.
+   * the version is taken first, which takes the database's write lock for all that follows. On PostgreSQL a publish
+   * and a PATCH go further: one statement each, with no transaction around it (see searchThenBump and
+   * insertBeeWithinQuota).
    */
   const change = <P, T>(
     prepare: (trx: Transaction<Tables>) => Promise<P>,
@@ -121,6 +132,21 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
       return await write(trx.with('bump', bump) as unknown as QueryCreator<Tables>, sql<number>`(SELECT version FROM bump)`, prepared)
     })
   const nothingToPrepare = async () => {}
+
+  /**
+   * PostgreSQL: what a change of a published Bee's row carries in its one statement, ahead of the row itself: its
+   * search row (upserted), then the next version. `bump` reads `search` in its WHERE, which PostgreSQL evaluates before
+   * it locks the row it updates: the version's lock, which every change waits for, is not held while the text is
+   * indexed. Such a statement commits by itself: the lock is held for the statement and its commit, with no round
+   * trip to the service (BEGIN, the search row, the row, COMMIT) in between.
+   */
+  const searchThenBump = (query: QueryCreator<Tables>, text: SearchText) => {
+    const { id, ...columns } = textOf(text)
+    return query
+      .with('search', (q) => q.insertInto('catalog_search').values({ id, ...columns }).onConflict((oc) => oc.column('id').doUpdateSet(columns)).returning('id'))
+      .with('bump', (q) => bump(q as unknown as QueryCreator<Tables>).where(sql<boolean>`EXISTS (SELECT 1 FROM search)`)) as unknown as QueryCreator<Tables>
+  }
+  const bumped = sql<number>`(SELECT version FROM bump)`
 
   // Ids are compared as JavaScript compares them (byte order), whatever the database's collation, so pages
   // merge with the built-in Bees and a cursor means the same on every backend.
@@ -164,18 +190,21 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     if (text !== null) await trx.insertInto('catalog_search').values(textOf(text)).execute()
   }
 
-  /** Inserts the Bee, unless its id is taken: then the transaction is rolled back, its search row with it. */
-  const insert = async (query: QueryCreator<Tables>, bee: StoredBee, version: Expression<number>) => {
+  /**
+   * Inserts the Bee and returns the version it was stamped with, unless its id is taken: then the transaction is
+   * rolled back, its search row with it.
+   */
+  const insert = async (query: QueryCreator<Tables>, bee: StoredBee, version: Expression<number>): Promise<number> => {
     const inserted = await query.insertInto('published_bees').values({ ...toRow(bee, box), change_seq: version })
-      .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
+      .onConflict((oc) => oc.column('id').doNothing()).returning('change_seq').executeTakeFirst()
     if (inserted === undefined) throw new IdTaken()
+    return Number(inserted.change_seq)
   }
 
-  /** An insert's outcome once its transaction has ended. */
-  const inserting = async (run: () => Promise<void>): Promise<'inserted' | 'taken'> => {
+  /** An insert's outcome once its transaction has ended: what it returned, or 'taken'. */
+  const inserting = async <T>(run: () => Promise<T>): Promise<T | 'taken'> => {
     try {
-      await run()
-      return 'inserted'
+      return await run()
     } catch (error) {
       if (error instanceof IdTaken) return 'taken'
       throw error
@@ -254,14 +283,22 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     version,
 
     async changesSince (after) {
-      // The version is read first: every change up to it has committed, and one committed meanwhile is read again next time.
-      const current = await version()
-      const [changed, removals, states] = await Promise.all([
-        db.selectFrom('published_bees').select('id').where('change_seq', '>', after).execute(),
-        db.selectFrom('catalog_removals').select('id').where('change_seq', '>', after).execute(),
-        db.selectFrom('builtin_bee_states').selectAll().where('change_seq', '>', after).execute()
-      ])
-      return { version: current, changed: changed.map((row) => row.id), removed: removals.map((row) => row.id), states: states.map(stateOf) }
+      // One statement, so one snapshot: the version it reads and the changes it reads agree (changes commit in version
+      // order, so every change up to that version is in it, and none after). One round trip, where the version and
+      // the three tables took four (and a connection each); every instance runs it after every change it hears of.
+      const { rows } = await sql<{ kind: 'version' | 'changed' | 'removed' | 'state' } & StateRow>`
+        SELECT 'version' AS kind, CAST(version AS TEXT) AS id, NULL AS status, NULL AS status_message, NULL AS sunset_at, NULL AS updated_at
+          FROM catalog_version WHERE id = 1
+        UNION ALL SELECT 'changed', id, NULL, NULL, NULL, NULL FROM published_bees WHERE change_seq > ${after}
+        UNION ALL SELECT 'removed', id, NULL, NULL, NULL, NULL FROM catalog_removals WHERE change_seq > ${after}
+        UNION ALL SELECT 'state', id, status, status_message, sunset_at, updated_at FROM builtin_bee_states WHERE change_seq > ${after}`.execute(db)
+      const changes: CatalogChanges = { version: 0, changed: [], removed: [], states: [] }
+      for (const row of rows) {
+        if (row.kind === 'version') changes.version = Number(row.id)
+        else if (row.kind === 'state') changes.states.push(stateOf(row))
+        else changes[row.kind].push(row.id)
+      }
+      return changes
     },
 
     async builtinStates () {
@@ -327,30 +364,56 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
     },
 
     async insertBee (bee) {
-      return await inserting(() => change((trx) => index(trx, bee, bee.id), (query, version) => insert(query, bee, version))) === 'inserted'
+      return await inserting(() => change((trx) => index(trx, bee, bee.id), (query, version) => insert(query, bee, version))) !== 'taken'
     },
 
     async insertBeeWithinQuota (bee, maxPerOwner) {
-      let over = false
-      const outcome = await inserting(() => change(async (trx) => {
-        // Publishes by one owner wait for each other here, so each counts the others' Bees; other owners' go on
-        // (SQLite has taken its write lock already).
-        if (dialect === 'postgres') await trx.selectFrom('publishers').select('id').where('id', '=', bee.ownerId).forNoKeyUpdate().execute()
-        const { count } = await trx.selectFrom('published_bees').select((eb) => eb.fn.countAll().as('count'))
-          .where('owner_id', '=', bee.ownerId).executeTakeFirstOrThrow()
-        over = Number(count) >= maxPerOwner
-        if (!over) await index(trx, bee, bee.id)
-      }, async (query, version) => {
-        if (!over) await insert(query, bee, version)
-      }))
-      return over ? 'over-quota' : outcome
+      if (dialect === 'sqlite') {
+        // SQLite has taken its write lock with the version, before the count.
+        const outcome = await inserting(() => change(async (trx) => {
+          const owner = await trx.selectFrom('publishers').select('bee_count').where('id', '=', bee.ownerId).executeTakeFirst()
+          const over = Number(owner?.bee_count ?? 0) >= maxPerOwner
+          if (!over) await index(trx, bee, bee.id)
+          return over
+        }, async (query, version, over) => over ? 'over-quota' : await insert(query, bee, version)))
+        return typeof outcome === 'number' ? { outcome: 'inserted', version: outcome } : { outcome }
+      }
+      // PostgreSQL: one statement, which commits by itself. It locks the owner's row first, and reads its count as the
+      // lock is granted (a publish by the same owner committed meanwhile is counted): over the quota, it takes no row,
+      // and neither the search row nor the version nor the Bee is written. A taken id fails the insert, which undoes
+      // the statement whole.
+      const row = toRow(bee, box)
+      const columns = Object.keys(row) as Array<keyof typeof row>
+      const { id, ...text } = textOf(bee)
+      try {
+        const inserted = await db
+          .with('owner', (q) => q.selectFrom('publishers').select('id').where('id', '=', bee.ownerId).where('bee_count', '<', maxPerOwner).forNoKeyUpdate())
+          .with('search', (q) => q.insertInto('catalog_search').columns(['id', 'name', 'category', 'colony', 'description'])
+            .expression((eb) => eb.selectFrom('owner').select([sql.val(id).as('id'), sql.val(text.name).as('name'), sql.val(text.category).as('category'),
+              sql.val(text.colony).as('colony'), sql.val(text.description).as('description')]))
+            .onConflict((oc) => oc.column('id').doUpdateSet(text)).returning('id'))
+          .with('bump', (q) => bump(q as unknown as QueryCreator<Tables>).where(sql<boolean>`EXISTS (SELECT 1 FROM search)`))
+          .insertInto('published_bees').columns([...columns, 'change_seq'])
+          .expression((eb) => eb.selectFrom('bump').select([...columns.map((column) => sql.val(row[column]).as(column)), 'version']))
+          .returning('change_seq').executeTakeFirst()
+        return inserted === undefined ? { outcome: 'over-quota' } : { outcome: 'inserted', version: Number(inserted.change_seq) }
+      } catch (error) {
+        if ((error as { code?: string, constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'published_bees_pkey') {
+          return { outcome: 'taken' }
+        }
+        throw error
+      }
     },
 
     async updateBee (bee) {
-      const { id, ...row } = toRow(bee, box)
-      await change((trx) => index(trx, bee, id), async (query, version) => {
-        await query.updateTable('published_bees').set({ ...row, change_seq: version }).where('id', '=', id).execute()
-      })
+      const { id, ...row } = changedRow(bee)
+      const update = (query: QueryCreator<Tables>, version: Expression<number>) => query.updateTable('published_bees')
+        .set({ ...row, change_seq: version }).where('id', '=', id).returning('change_seq').executeTakeFirst()
+      // PostgreSQL: one statement, committed by itself (a round trip where a transaction took four).
+      const updated = dialect === 'postgres'
+        ? await update(searchThenBump(db, bee), bumped)
+        : await change((trx) => index(trx, bee, id), update)
+      return updated === undefined ? null : Number(updated.change_seq)
     },
 
     async deleteBee (id) {
