@@ -171,7 +171,7 @@ function managed (record: BeeRecord, stored: ChangedBee | undefined, callsPerMin
 
 /**
  * A published Bee as written, which is what every instance serves of it: built from what was stored rather than
- * read back and loaded (a query, two schema checks and a Zod conversion per change).
+ * read back and loaded (a query and the Bee's registration per change).
  */
 const managedPublished = (stored: ChangedBee) => managed(publishedRecord(stored), stored, stored.callsPerMinute)
 
@@ -326,7 +326,9 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     checkDocumentShare(updated, config.PUBLISHER_MAX_OPENAPI_BYTES)
     const version = await store.updateBee(updated)
-    await catalog.refresh(version === null ? undefined : { version, ids: [id] })
+    // Removed since it was read: there is nothing to show changed.
+    if (version === null) throw beeNotFound(id)
+    await catalog.refresh({ version, ids: [id] })
     request.log.info({ beeId: id, status: updated.status }, 'Bee changed')
     return managedPublished(updated)
   })

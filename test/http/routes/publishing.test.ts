@@ -178,6 +178,23 @@ test('the lifecycle: inactive, deprecated with a sunset, revived only by the ope
   t.equal((await app.inject('/api/bees/aging/openapi.json')).statusCode, 404, 'nor its OpenAPI document')
 })
 
+test('a PATCH of a Bee removed while it was being changed answers 404, not the change', async (t) => {
+  const { app, fake, publisher } = await setup(t)
+  await publish(app, publisher.headers, beeBody('fleeting', fake.url))
+  const store = app.ledger.catalog
+  const { updateBee } = store
+  // The removal commits between the PATCH's read of the Bee and its write.
+  store.updateBee = async (bee) => {
+    await store.deleteBee(bee.id)
+    return await updateBee(bee)
+  }
+  const changed = await app.inject({ method: 'PATCH', url: '/api/bees/fleeting', headers: publisher.headers, payload: { name: 'Too late' } })
+  store.updateBee = updateBee
+  t.equal(changed.statusCode, 404)
+  t.equal(changed.json().code, 'BEE_NOT_FOUND')
+  t.equal((await app.inject('/api/bees/fleeting')).statusCode, 404, 'and it stays removed')
+})
+
 test('costPerCall may be left out (the spec: 0 for free Bees); a pay-per-use Bee must name its price', async (t) => {
   const { app, fake, publisher } = await setup(t)
   const attempt = (id: string, pricing: Record<string, unknown>) =>
