@@ -28,6 +28,31 @@ async function migrateTo (backend: Backend, name: string) {
 }
 import { SECRETS_KEY } from '../../helper.js'
 
+/** A published Bee as the catalog stores it, with `fields` in place of the defaults. */
+const storedBee = <T extends object>(id: string, ownerId: string, at: string, fields: T) => ({
+  id,
+  ownerId,
+  ownerEmail: 'a@example.com',
+  name: 'N',
+  description: 'D',
+  category: 'data',
+  colony: 'community',
+  endpoint: 'https://bees.example.com/x',
+  inputSchema: { type: 'object' },
+  outputSchema: { type: 'object' },
+  primaryServices: [] as string[],
+  pricing: { type: 'free' as const, costMicros: 0, currency: 'USD' },
+  status: 'active' as const,
+  statusMessage: null,
+  sunsetAt: null,
+  callsPerMinute: null as number | null,
+  signingSecret: 'bsk_x',
+  version: 1,
+  createdAt: at,
+  updatedAt: at,
+  ...fields
+})
+
 type Asserts = Pick<typeof t, 'ok' | 'equal'>
 
 /** The same suite against every backend: one store contract, two databases. */
@@ -251,30 +276,16 @@ for (const backend of backends) {
     t.equal(await catalog.publisherByKey('nope'), null)
 
     const before = await catalog.version()
-    const bee = {
-      id: 'remote-one',
-      ownerId: 'pub_1',
-      ownerEmail: 'a@example.com',
+    const bee = storedBee('remote-one', 'pub_1', createdAt, {
       name: 'Remote',
       description: 'd',
       category: 'utility',
-      colony: 'community',
-      endpoint: 'https://bees.example.com/x',
-      inputSchema: { type: 'object' },
-      outputSchema: { type: 'object' },
       primaryServices: ['x'],
       pricing: { type: 'pay-per-use' as const, costMicros: 2500, currency: 'USD' },
-      status: 'active' as const,
-      statusMessage: null,
-      sunsetAt: null,
       callsPerMinute: 90,
-      signingSecret: 'bsk_x',
       previousSigningSecret: null,
-      previousSecretExpiresAt: null,
-      version: 1,
-      createdAt,
-      updatedAt: createdAt
-    }
+      previousSecretExpiresAt: null
+    })
     t.equal(await catalog.insertBee(bee), true)
     t.equal(await catalog.insertBee(bee), false, 'an id is taken once')
     t.ok(await catalog.version() > before, 'every change bumps the version')
@@ -404,28 +415,7 @@ for (const backend of backends) {
       .map((publisher) => [publisher.id, Number(publisher.bee_count)]))
     t.same(await counts(), { pub_a: 2, pub_b: 0 }, 'counted by the migration')
 
-    const bee = (id: string, ownerId = 'pub_a') => ({
-      id,
-      ownerId,
-      ownerEmail: 'a@example.com',
-      name: 'N',
-      description: 'D',
-      category: 'data',
-      colony: 'community',
-      endpoint: 'https://bees.example.com/x',
-      inputSchema: { type: 'object' },
-      outputSchema: { type: 'object' },
-      primaryServices: [],
-      pricing: { type: 'free' as const, costMicros: 0, currency: 'USD' },
-      status: 'active' as const,
-      statusMessage: null,
-      sunsetAt: null,
-      callsPerMinute: null,
-      signingSecret: 'bsk_x',
-      version: 1,
-      createdAt: at,
-      updatedAt: at
-    })
+    const bee = (id: string, ownerId = 'pub_a') => storedBee(id, ownerId, at, {})
     const inserted = await catalog.insertBeeWithinQuota(bee('new-one'), 3)
     t.match(inserted, { outcome: 'inserted' })
     t.equal(inserted.outcome === 'inserted' && inserted.version, await catalog.version(), 'an insert tells the version it committed as')
