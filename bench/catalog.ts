@@ -46,6 +46,20 @@ async function readyMs (server: Server): Promise<number> {
   return server.startupMs + performance.now() - started
 }
 
+/** Starts to compare: one start differs from the next by as much as the 100 ms the row allows, so the median of these. */
+const STARTS = 3
+
+/** The median over STARTS starts of spawn to /ready; each instance is stopped once ready. */
+async function medianReadyMs (start: () => Promise<Server>): Promise<number> {
+  const starts: number[] = []
+  for (let i = 0; i < STARTS; i++) {
+    const server = await start()
+    starts.push(await readyMs(server))
+    await server.stop()
+  }
+  return p50(starts)
+}
+
 async function timed (url: string, init?: RequestInit): Promise<number> {
   const started = performance.now()
   const response = await fetch(url, init)
@@ -199,8 +213,9 @@ export async function catalogBench (quick: boolean, dir: string, nodeFlags: stri
     const keys = await Promise.all(Array.from({ length: PUBLISHERS }, async (_, i) => (await createPublisher(migrating.url, `publisher${i}`)).key))
     await migrating.stop()
     // Started again on the migrated, empty catalog: the start-up to compare with is not the first one's migrations.
+    const emptyReady = await medianReadyMs(async () => await startService({ name: 'catalog-empty', databaseUrl, dir, env }))
     const empty = await startService({ name: 'catalog-empty', databaseUrl, dir, env })
-    const emptyReady = await readyMs(empty)
+    await readyMs(empty)
     const emptyRss = rssMb(empty.pid)
     const emptyDocument = await documentBytes(empty.url)
     await empty.stop()
@@ -301,11 +316,9 @@ export async function catalogBench (quick: boolean, dir: string, nodeFlags: stri
     }
     await service.stop()
 
-    const startRow = { measure: 'start to /ready (spawn of dist/bundle/server.js), full catalog / empty', goal: '≤ 1 s, the same as empty' }
+    const startRow = { measure: `start to /ready (spawn of dist/bundle/server.js), full catalog / empty, median of ${STARTS}`, goal: '≤ 1 s, the same as empty' }
     try {
-      const restarted = await startService({ name: 'catalog-restart', databaseUrl, dir, env, startupLimitMs: STARTUP_LIMIT_MS })
-      const fullReady = await readyMs(restarted)
-      await restarted.stop()
+      const fullReady = await medianReadyMs(async () => await startService({ name: 'catalog-restart', databaseUrl, dir, env, startupLimitMs: STARTUP_LIMIT_MS }))
       // "The same as empty": within 100 ms of it, what one start differs from the next on this machine.
       report({ ...startRow, value: `${ms(fullReady)} / ${ms(emptyReady)}`, holds: fullReady <= 1000 && fullReady - emptyReady <= 100 })
     } catch (error) {

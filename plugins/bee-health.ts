@@ -10,7 +10,7 @@ declare module 'fastify' {
       recorder: HealthRecorder
       /** Every Bee's figures as last read from the ledger. */
       board: HealthBoard
-      /** Writes the counts to the ledger and reads every Bee's figures back, at once. */
+      /** Writes the counts to the ledger and reads back the figures that changed, at once. */
       sync (): Promise<void>
     }
   }
@@ -18,7 +18,7 @@ declare module 'fastify' {
 
 /**
  * Per-Bee health shared by every instance on the database: runs are counted in memory, written as additive
- * counters every HEALTH_SYNC_MS (and on close), and the window's figures read back in the same sync, so
+ * counters every HEALTH_SYNC_MS (and on close), and the figures that changed read back in the same sync, so
  * discovery serves them from memory without a query.
  */
 export default fp(async (fastify) => {

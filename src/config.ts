@@ -159,7 +159,7 @@ export const ConfigSchema = Type.Object({
     minimum: 100,
     maximum: 60_000,
     default: 5000,
-    description: 'How often an instance writes the Bee runs it counted to the ledger and reads every Bee\'s health figures back.'
+    description: 'How often an instance writes the Bee runs it counted to the ledger and reads back the health figures that changed since.'
   }),
   PUBLISHER_MAX_BEES: Type.Integer({ minimum: 1, default: 100, description: 'Most Bees one publisher may have published at once.' }),
   PUBLISHER_MAX_OPENAPI_BYTES: Type.Integer({

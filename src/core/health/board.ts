@@ -2,15 +2,18 @@ import type { BeeHealth } from '../schemas.js'
 import type { BeeCounts } from './counts.js'
 import { figuresOf } from './figures.js'
 
-const sameFigures = (a: BeeHealth, b: BeeHealth) =>
-  a.calls === b.calls && a.successRate === b.successRate && a.p50Ms === b.p50Ms && a.p95Ms === b.p95Ms && a.conformance === b.conformance
+/** Equal counts give equal figures; and a run always changes `calls`, so unequal counts are new figures. */
+const sameCounts = (a: BeeCounts, b: BeeCounts) =>
+  a.calls === b.calls && a.failures === b.failures && a.nonconforming === b.nonconforming && a.latency.every((count, bucket) => count === b.latency[bucket])
 
 /**
- * Every Bee's figures as last read from the ledger, in memory: discovery reads them per request without a query.
- * A Bee's figures object is replaced only when they change, and `version` moves with any change, so rendered
- * answers can be cached against them.
+ * Every Bee's counts as last read from the ledger, in memory: discovery reads their figures per request without a
+ * query. A Bee's figures are worked out when first asked for (a start reads every Bee that ran in the window, and
+ * most are not asked for soon) and kept until its counts change; the same figures object until then, and `version`
+ * moves with any change, so rendered answers can be cached against them.
  */
 export class HealthBoard {
+  readonly #counts = new Map<string, BeeCounts>()
   readonly #figures = new Map<string, BeeHealth>()
   readonly #none: BeeHealth
   #version = 0
@@ -29,30 +32,40 @@ export class HealthBoard {
 
   /** The Bee's figures; those of no runs when it had none in the window. */
   of (beeId: string): BeeHealth {
-    return this.#figures.get(beeId) ?? this.#none
+    let figures = this.#figures.get(beeId)
+    if (figures !== undefined) return figures
+    const counts = this.#counts.get(beeId)
+    if (counts === undefined) return this.#none
+    figures = figuresOf(counts, this.windowMinutes)
+    this.#figures.set(beeId, figures)
+    return figures
   }
 
   /** The Bees with a success rate in the window (those that ran), which reliability ranks first: bounded by use, not by the catalog. */
   rated (): string[] {
     const ids: string[] = []
-    for (const [id, figures] of this.#figures) if (figures.successRate !== null) ids.push(id)
+    for (const [id, counts] of this.#counts) if (counts.calls > 0) ids.push(id)
     return ids
   }
 
-  /** Takes the window's counts of every Bee that ran in it (the others had none); returns whether any figure changed. */
-  update (counts: readonly BeeCounts[]): boolean {
+  /**
+   * Takes the window's counts of the Bees that ran in it; returns whether any figure changed. Without `only`, the
+   * counts are every Bee's and a Bee absent from them had none; with it, they are those of the Bees in `only`, and
+   * a Bee of `only` absent from them had none (the others keep their figures).
+   */
+  update (counts: readonly BeeCounts[], only?: ReadonlySet<string>): boolean {
     let changed = false
     const seen = new Set<string>()
     for (const beeCounts of counts) {
       seen.add(beeCounts.beeId)
-      const figures = figuresOf(beeCounts, this.windowMinutes)
-      const before = this.#figures.get(beeCounts.beeId)
-      if (before !== undefined && sameFigures(before, figures)) continue
-      this.#figures.set(beeCounts.beeId, figures)
+      const before = this.#counts.get(beeCounts.beeId)
+      if (before !== undefined && sameCounts(before, beeCounts)) continue
+      this.#counts.set(beeCounts.beeId, beeCounts)
+      this.#figures.delete(beeCounts.beeId)
       changed = true
     }
-    for (const beeId of this.#figures.keys()) {
-      if (seen.has(beeId)) continue
+    for (const beeId of only ?? this.#counts.keys()) {
+      if (seen.has(beeId) || !this.#counts.delete(beeId)) continue
       this.#figures.delete(beeId)
       changed = true
     }

@@ -1,5 +1,6 @@
 import { earningsMigration } from './earnings/migration.js'
 import { healthMigration } from './health/migration.js'
+import { healthVersionMigration } from './health/version-migration.js'
 import { subscriptionsMigration } from './subscriptions/migration.js'
 import { subscriptionCallsMigration } from './subscriptions/calls-migration.js'
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely'
@@ -238,7 +239,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0015_oauth': oauthMigration,
       '0016_catalog_listing': catalogListingMigration(dialect),
       '0017_catalog_ranking': catalogRankingMigration(dialect),
-      '0018_catalog_owner_counts': catalogOwnerCountMigration(dialect)
+      '0018_catalog_owner_counts': catalogOwnerCountMigration(dialect),
+      '0019_bee_health_versions': healthVersionMigration
     })
   }
 }

@@ -266,7 +266,14 @@ export interface Tables {
     calls: number
     failures: number
     nonconforming: number
+    /** The bee_health_version of the last write to this row. */
+    version: number
   } & Record<LatencyColumn, number>
+  /** One row: the number of the last write to bee_health (see the 0019 migration). */
+  bee_health_version: {
+    id: number
+    version: number
+  }
   /** x402 payments, settled once each (payment_key is unique): the journal of money that never touched a wallet. */
   x402_settlements: {
     id: Generated<number>

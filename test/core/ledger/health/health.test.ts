@@ -37,8 +37,67 @@ for (const backend of backends) {
     t.match(sums.find((row) => row.beeId === 'beta'), { calls: 2, failures: 0 })
     t.same((await store.health.window(101)).map((row) => [row.beeId, row.calls]), [['alpha', 4]], 'only minutes from the first one asked')
 
+    t.match(alpha, { firstMinute: 100 })
+    t.match(await store.health.window(100, ['beta', 'gamma']), [{ beeId: 'beta', calls: 2 }], 'some Bees only; one without rows is absent')
+
     t.equal(await store.health.prune(101), 2, 'minute 100 of both Bees')
     t.equal(await countRows(database, 'bee_health'), 1)
+  })
+
+  test(`each health write on ${backend.name} is numbered, and says which Bees it touched`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    const store = await openStore(database.url, { secretsKey: SECRETS_KEY })
+    t.teardown(() => store.close())
+
+    t.equal(await store.health.version(), 0, 'nothing written yet')
+    await store.health.add([minute('alpha', 100, 1, 0, 7), minute('beta', 100, 1, 0, 7)])
+    const first = await store.health.version()
+    await store.health.add([])
+    t.equal(await store.health.version(), first, 'an empty write is no write')
+    await store.health.add([minute('beta', 101, 1, 0, 7), minute('gamma', 90, 1, 0, 7)])
+    t.ok(await store.health.version() > first)
+    t.same((await store.health.changedSince(first)).sort(), ['beta', 'gamma'], 'the Bees of the later write, whatever their minute')
+    t.same((await store.health.changedSince(0)).sort(), ['alpha', 'beta', 'gamma'])
+    t.same(await store.health.changedSince(await store.health.version()), [])
+  })
+
+  test(`a sync on ${backend.name} reads again only the Bees whose counts changed or lost a minute`, { skip: backend.skip }, async (t) => {
+    const database = await backend.open()
+    t.teardown(database.drop)
+    const [mine, theirs] = await twoInstances(t, database, { secretsKey: SECRETS_KEY, poolSize: 4 })
+    let now = 1_000 * 60_000
+    const asked: Array<string[] | undefined> = []
+    const store = { ...mine.health, window: async (since: number, beeIds?: readonly string[]) => { asked.push(beeIds?.slice().sort()); return await mine.health.window(since, beeIds) } }
+    const recorder = new HealthRecorder(() => now)
+    const board = new HealthBoard(10)
+    const sync = new HealthSync({ recorder, board, store, log: silent, clock: () => now })
+    const other = new HealthRecorder(() => now)
+    const otherSync = new HealthSync({ recorder: other, board: new HealthBoard(10), store: theirs.health, log: silent, clock: () => now })
+
+    for (const beeId of ['alpha', 'beta', 'gamma']) recorder.record(beeId, 'ok', 5)
+    await sync.sync()
+    t.same(asked, [undefined], 'the first sync reads every Bee')
+    t.same(['alpha', 'beta', 'gamma', 'delta'].map((beeId) => board.of(beeId).calls), [1, 1, 1, 0])
+
+    await sync.sync()
+    t.same(asked, [undefined], 'nothing written since: nothing read')
+
+    now += 4 * 60_000
+    recorder.record('beta', 'failed', 5)
+    other.record('delta', 'ok', 5)
+    await otherSync.sync()
+    await sync.sync()
+    t.same(asked[1], ['beta', 'delta'], 'this instance\'s Bee and the other instance\'s, only')
+    t.match(board.of('beta'), { calls: 2, successRate: 0.5 })
+    t.match(board.of('delta'), { calls: 1, successRate: 1 }, 'the other instance\'s runs are on this board')
+    t.equal(board.of('alpha').calls, 1, 'a Bee not read again keeps its figures')
+
+    now += 6 * 60_000
+    await sync.sync()
+    t.same(asked[2], ['alpha', 'beta', 'gamma'], 'the window\'s first minute left it: the Bees that had counts there')
+    t.same(['alpha', 'beta', 'gamma', 'delta'].map((beeId) => board.of(beeId).calls), [0, 1, 0, 1], 'only the minutes still in the window')
+    t.equal(asked.length, 3)
   })
 
   test(`two instances on one ${backend.name} database add up their counts and read the same figures`, { skip: backend.skip }, async (t) => {
