@@ -81,7 +81,7 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
     {
       title: `discovery: GET ${BEES_PATH}`,
       baselineName: raw,
-      target: 0.9,
+      target: 0.7,
       service: { url: service + BEES_PATH, method: 'GET' },
       baseline: { url: rawHttp + BEES_PATH, method: 'GET' },
       agreement: 'same'
@@ -89,7 +89,7 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
     {
       title: `detail: GET ${DETAIL_PATH}`,
       baselineName: raw,
-      target: 0.9,
+      target: 0.7,
       service: { url: service + DETAIL_PATH, method: 'GET' },
       baseline: { url: rawHttp + DETAIL_PATH, method: 'GET' },
       agreement: 'same'
@@ -105,7 +105,7 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
     {
       title: 'free execute: text-summarizer, one sentence',
       baselineName: `${raw} (the answer Apiary gave)`,
-      target: 0.6,
+      target: 0.5,
       service: summarize,
       baseline: { ...summarize, url: rawHttp + SUMMARIZE_PATH },
       agreement: 'same'
@@ -113,7 +113,7 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
     {
       title: 'paid execute (SQLite): sentiment-analyzer, one sentence, hold + capture',
       baselineName: `${raw} (the answer Apiary gave)`,
-      target: 0.35,
+      target: 0.3,
       service: paidCall(service, [walletToken]),
       baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
       agreement: 'same'
