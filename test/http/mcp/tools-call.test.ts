@@ -1,4 +1,7 @@
 import { test } from 'tap'
+import { ApiError } from '../../../src/core/errors.js'
+import { McpEndpoint } from '../../../src/http/mcp/endpoint.js'
+import type { McpOptions } from '../../../src/http/mcp/server.js'
 import { toolsCall } from '../../../src/http/mcp/tools-call.js'
 import { build, createWallet } from '../../helper.js'
 
@@ -92,4 +95,29 @@ test('over HTTP, the fast path answers each kind of tools/call with the SDK\'s s
   t.match(JSON.parse((await answer(cases[6]![1])).result.content[0].text), { code: 'VALIDATION_FAILED' })
   t.match(await answer(cases[8]![1]), { id: 7, error: { code: -32602, message: /^Invalid tools\/call request/ } })
   t.equal((await send(cases[10]![1], '', null)).statusCode, 202, 'a notification is accepted with nothing to answer')
+})
+
+test('when the core fails, the fast path answers with the JSON-RPC error the SDK\'s server writes', async (t) => {
+  const app = await build(t)
+  const failures: Array<[string, McpOptions['execute'], Record<string, unknown>]> = [
+    ['a 500 of the core (-32603 with its body)', async () => ({ ok: false, error: new ApiError(500, 'INTERNAL', 'The ledger is gone.') }),
+      { code: -32603, message: 'The ledger is gone.', data: { code: 'INTERNAL' } }],
+    ['a throw (-32603 with its message)', async () => { throw new Error('Connection terminated') }, { code: -32603, message: 'Connection terminated' }]
+  ]
+  for (const [what, execute, error] of failures) {
+    const endpoint = new McpEndpoint({
+      registry: app.registry,
+      board: app.beeHealth.board,
+      search: app.catalog.search,
+      listing: app.catalog.listing,
+      execute
+    })
+    t.teardown(() => endpoint.close())
+    const context = { walletToken: undefined, idempotencyKey: undefined, requestId: 'req-failing', log: app.log, baseUrl: () => 'http://127.0.0.1' }
+    const fast = await endpoint.answer(HEADERS, summarize, context)
+    const sdk = await endpoint.serve(new Request('http://apiary.invalid/mcp', { method: 'POST', headers: HEADERS, body: JSON.stringify(summarize) }), summarize, context)
+    t.equal(sdk.status, 200, `${what}: the SDK answers 200`)
+    t.equal(JSON.stringify(fast), await sdk.text(), `${what}: the same bytes`)
+    t.match(fast, { id: 1, error }, what)
+  }
 })
