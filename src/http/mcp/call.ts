@@ -4,7 +4,9 @@ import type { Logger } from '../../core/logger.js'
 import { fromMicros } from '../../core/money.js'
 import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META } from '../../core/x402/schemas.js'
 import { fromApiError, type Era } from './errors.js'
+import { FIND_BEES, findBees } from './find-bees.js'
 import { META } from './meta.js'
+import type { McpOptions } from './server.js'
 
 /** What the HTTP request around an MCP request carries for it. */
 export interface CallContext {
@@ -68,4 +70,17 @@ export function toCallResult (beeId: string, currency: string, outcome: Executio
       ...(payment === null ? {} : { [MCP_PAYMENT_RESPONSE_META]: payment })
     }
   }
+}
+
+/**
+ * A tools/call: find_bees, or the Bee named, through the core. What the SDK's server runs for it, and
+ * what the endpoint's fast path runs without one (tools-call.ts).
+ */
+export async function callTool (options: McpOptions, context: CallContext, params: CallToolRequestParams, era: Era): Promise<CallToolResult> {
+  const { registry, board, search, listing, execute } = options
+  if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
+  const outcome = await execute(executionRequest(params, context))
+  // Looked up after the call, which loaded it: no second read.
+  const currency = (await registry.lookup(params.name))?.record.pricing.currency ?? ''
+  return toCallResult(params.name, currency, outcome, era)
 }

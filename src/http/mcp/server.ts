@@ -5,9 +5,8 @@ import type { HealthBoard } from '../../core/health/board.js'
 import type { Registry } from '../../core/registry.js'
 import type { CatalogSearch } from '../../core/search.js'
 import { WALLET_HEADER_NAME } from '../../core/schemas.js'
-import { executionRequest, toCallResult, type CallContext } from './call.js'
+import { callTool, type CallContext } from './call.js'
 import type { Era } from './errors.js'
-import { FIND_BEES, findBees } from './find-bees.js'
 import { listTools } from './list.js'
 import { BEE_TEMPLATE, listResources, LLMS_URI, readResource, resourceTemplates } from './resources.js'
 
@@ -32,7 +31,7 @@ const instructions = 'Every Bee of the Apiary registry is a tool named by its id
  * answer any request). The low-level server, since Bees carry JSON Schema rather than Zod.
  */
 export function mcpServer (options: McpOptions, context: CallContext, era: Era): Server {
-  const { registry, board, search, listing, execute } = options
+  const { registry, board, search, listing } = options
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
     // 2025-era requests come without a session, so there is no stream to announce a change on; on
     // 2026-07-28 a client opens one with subscriptions/listen.
@@ -49,12 +48,6 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   server.setRequestHandler('resources/list', (request) => listResources(listing, board, search, request.params?.cursor))
   server.setRequestHandler('resources/templates/list', () => resourceTemplates)
   server.setRequestHandler('resources/read', ({ params }) => readResource(registry, listing, board, search, params.uri, context.baseUrl))
-  server.setRequestHandler('tools/call', async ({ params }) => {
-    if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
-    const outcome = await execute(executionRequest(params, context))
-    // Looked up after the call, which loaded it: no second read.
-    const currency = (await registry.lookup(params.name))?.record.pricing.currency ?? ''
-    return toCallResult(params.name, currency, outcome, era)
-  })
+  server.setRequestHandler('tools/call', ({ params }) => callTool(options, context, params, era))
   return server
 }
