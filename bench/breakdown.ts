@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { RESET_HEADER } from '../plugins/spans.js'
+import { RESET_HEADER, WRITE_INSIDE_STEP, WRITE_STEP } from '../plugins/spans.js'
 import type { SpanReport } from '../src/core/spans.js'
 import { fire, type Target } from './load.js'
 import { BEES_PATH, DETAIL_PATH, paidCall, SUMMARIZE_BODY, SUMMARIZE_PATH } from './scenarios.js'
@@ -51,10 +51,13 @@ export async function breakdown (dir: string, seconds: number, warmupSeconds: nu
   return columns
 }
 
-/** Steps timed inside another (the executor inside the route handler, the ledger inside the executor). */
-const nested = (step: string) => step.startsWith('execute.') || step.startsWith('ledger ')
+/**
+ * Steps timed inside another (the executor inside the route handler, the ledger inside the executor, an answer
+ * written by the step that sent it).
+ */
+const nested = (step: string) => step.startsWith('execute.') || step.startsWith('ledger ') || step === WRITE_INSIDE_STEP
 /** The order rows appear in: the request's own order, then what runs once it has been answered. */
-const ORDER = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'route handler', 'execute.', 'ledger ', 'preSerialization', 'onSend', 'onResponse', 'access log']
+const ORDER = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'route handler', 'execute.', 'ledger ', WRITE_INSIDE_STEP, 'preSerialization', 'onSend', WRITE_STEP, 'onResponse', 'access log']
 const rank = (step: string) => {
   const found = ORDER.findIndex((prefix) => step.startsWith(prefix))
   return found === -1 ? ORDER.length : found

@@ -1,9 +1,13 @@
+import { ServerResponse } from 'node:http'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { Spans } from '../src/core/spans.js'
 import { OneLineRequestLog } from './access-log.js'
 
 export const RESET_HEADER = 'x-bench-spans-reset'
+/** The answer written by node:http (writeHead, write, end: the headers built, the socket written), by where it ran. */
+export const WRITE_STEP = 'send node:http writeHead, write, end'
+export const WRITE_INSIDE_STEP = `${WRITE_STEP}, inside the step that sent`
 
 /** The request hooks, each with the position of its `done` callback. */
 const REQUEST_HOOKS: Record<string, number> = {
@@ -26,7 +30,7 @@ function site (): string {
 /**
  * The bench build's per-step timing (BENCH_SPANS_FILE set; app.ts registers this first, or not at all): every
  * request hook added after it, every route's own hooks and handler, the executor's steps, the ledger's
- * repositories and the access log line are timed and summed; the totals are written to BENCH_SPANS_FILE at close.
+ * repositories, node:http's writing of the answer and the access log line are timed and summed; the totals are written to BENCH_SPANS_FILE at close.
  * A request with the header X-Bench-Spans-Reset forgets what was counted (the bench sends one after its warm-up).
  * Nothing here runs in a normal build.
  */
@@ -66,6 +70,10 @@ export default fp(async (fastify, { file }: { file: string }) => {
     return addHook.call(this, name, fn)
   }
   fastify.addHook('onRoute', (route) => { timeRoute(route, 'route') })
+  fastify.addHook('onRequest', (_request, _reply, done) => {
+    spans.requestStarted()
+    done()
+  })
   fastify.addHook('onResponse', (request, reply, done) => {
     if (request.headers[RESET_HEADER] === undefined) spans.request(reply.elapsedTime)
     else spans.reset()
@@ -83,10 +91,28 @@ export default fp(async (fastify, { file }: { file: string }) => {
       requestCompleted.apply(this, args)
       spans.add('access log line', performance.now() - started)
     }
+    // A step that sends at once (a hook answering early, a handler calling send) writes inside its own span; one whose
+    // answer Fastify sends after it (a handler returning the payload) does not: each write is counted where it ran.
+    for (const [name, method] of Object.entries(responseWriters)) {
+      Object.assign(ServerResponse.prototype, {
+        [name]: function (this: ServerResponse, ...args: unknown[]) {
+          const step = spans.inside ? WRITE_INSIDE_STEP : WRITE_STEP
+          const started = performance.now()
+          try {
+            return (method as (...a: unknown[]) => unknown).apply(this, args)
+          } finally {
+            spans.add(step, performance.now() - started)
+          }
+        }
+      })
+    }
   })
   const { requestCompleted } = OneLineRequestLog.prototype
+  const { writeHead, write, end } = ServerResponse.prototype
+  const responseWriters = { writeHead, write, end }
   fastify.addHook('onClose', async () => {
     OneLineRequestLog.prototype.requestCompleted = requestCompleted
+    Object.assign(ServerResponse.prototype, responseWriters)
     spans.write(file)
   })
 }, { name: 'spans' })

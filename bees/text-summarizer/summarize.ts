@@ -42,7 +42,8 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
     .filter(sentence => WORD_CHARACTER.test(sentence))
   if (sentences.length === 0) return { summary: '', keyPoints: [], confidence: 0 }
 
-  const scores = centrality(sentences.map(contentTerms))
+  // One sentence is the whole graph: all the centrality is its own (what centrality computes), its terms unneeded.
+  const scores = sentences.length === 1 ? Float64Array.of(1) : centrality(sentences.map(contentTerms))
   const ranked = rankOrder(scores)
   const keyPoints = mostCentral(sentences, ranked, KEY_POINTS).map(sentence => firstWords(sentence, maxWords))
 

@@ -22,6 +22,8 @@ export interface SpanReport {
  */
 export class Spans {
   #report: SpanReport = { requests: 0, requestMs: 0, steps: {} }
+  /** Timed steps started and not yet ended: under one connection, the steps the code running now is inside. */
+  #open = 0
 
   add (step: string, ms: number): void {
     const total = this.#report.steps[step] ??= { count: 0, totalMs: 0 }
@@ -32,6 +34,16 @@ export class Spans {
   request (ms: number): void {
     this.#report.requests++
     this.#report.requestMs += ms
+  }
+
+  /** Whether the code running now is inside a timed step (under one connection; see requestStarted). */
+  get inside (): boolean {
+    return this.#open > 0
+  }
+
+  /** A request begins: a step of the one before it that never ended (a hook that answered early, without `done`) is forgotten. */
+  requestStarted (): void {
+    this.#open = 0
   }
 
   /** Forgets what was counted so far (after a warm-up). */
@@ -47,7 +59,11 @@ export class Spans {
     const spans = this
     const wrapped = function (this: unknown, ...args: unknown[]): unknown {
       const started = performance.now()
-      const end = () => { spans.add(step, performance.now() - started) }
+      spans.#open++
+      const end = () => {
+        spans.#open--
+        spans.add(step, performance.now() - started)
+      }
       const done = callbackAt === undefined ? undefined : args[callbackAt]
       if (typeof done === 'function') {
         args[callbackAt as number] = function (this: unknown, ...results: unknown[]) {

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteShorthandOptions } from 'fastify'
 import { Type, type TSchema } from 'typebox'
-import type { Honey as HoneyEnvelope } from '../core/execution/execution.js'
+import type { HoneySerializer } from '../core/execution/execution.js'
 import { fromMicros } from '../core/money.js'
 import { PROXY_ERRORS } from '../core/publishing/proxy.js'
 import type { ErrorCodes, RegisteredBee } from '../core/registry.js'
@@ -8,6 +8,7 @@ import { AnyResult, BeeIdParams, Honey, PaymentRequiredBody, ValidationErrorBody
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../core/x402/schemas.js'
 import { baseUrlOf } from './base-url.js'
 import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from './execution-headers.js'
+import { endWithStep, whenStepped } from './hook-steps.js'
 import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, TOKEN_PAYMENT_CODES, UNSUPPORTED_MEDIA_TYPE } from './refusals.js'
 import { EXECUTE_RATE_LIMIT_CODES, executeRateLimitedResponse } from './rate-limited-response.js'
 import { walletTokenOf } from './wallet-token.js'
@@ -32,9 +33,10 @@ function resourceOf (request: FastifyRequest): string {
 /**
  * preValidation of every execute route, the core's admission: finds the Bee (404 when unknown, before
  * the body is even looked at), refuses an inactive one with 409, and marks a deprecated one with
- * Deprecation/Sunset.
+ * Deprecation/Sunset. The pipeline's hooks are callback hooks, not async ones: a step that needs no
+ * promise (a loaded Bee, no Idempotency-Key, no limit of the Bee's own) passes on at once.
  */
-async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function admitBee (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const admitting = request.server.executor.admit({
     bee: request.routeOptions.config.bee ?? (request.params as { id: string }).id,
     walletToken: walletTokenOf(request),
@@ -44,46 +46,52 @@ async function admitBee (request: FastifyRequest, reply: FastifyReply): Promise<
     requestId: request.id,
     log: request.log
   })
-  // A Bee not loaded on this instance is read first; a loaded one is admitted without a promise.
-  const admitted = admitting instanceof Promise ? await admitting : admitting
-  if (!admitted.ok) throw admitted.error
-  request.execution = admitted.execution
-  const { status, sunsetAt, lastUpdated } = admitted.execution.bee.record
-  if (status === 'deprecated') {
-    // RFC 9745: when it was deprecated, as a structured-field date; RFC 8594: when it goes away.
-    reply.header('deprecation', `@${Math.floor(Date.parse(lastUpdated) / 1000)}`)
-    if (sunsetAt !== null) reply.header('sunset', new Date(sunsetAt).toUTCString())
-  }
+  whenStepped(admitting, done, (admitted) => {
+    if (!admitted.ok) {
+      done(admitted.error)
+      return
+    }
+    request.execution = admitted.execution
+    const { status, sunsetAt, lastUpdated } = admitted.execution.bee.record
+    if (status === 'deprecated') {
+      // RFC 9745: when it was deprecated, as a structured-field date; RFC 8594: when it goes away.
+      reply.header('deprecation', `@${Math.floor(Date.parse(lastUpdated) / 1000)}`)
+      if (sunsetAt !== null) reply.header('sunset', new Date(sunsetAt).toUTCString())
+    }
+    done()
+  })
 }
 
 /** preHandler of the generic route, whose route schema cannot know the Bee: the core validates the body. */
-async function validateBody (request: FastifyRequest): Promise<void> {
-  if (request.execution === null) return
-  const valid = request.server.executor.validate(request.execution, request.body)
-  if (!valid.ok) throw valid.error
+function validateBody (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.execution === null) done()
+  else endWithStep(request.server.executor.validate(request.execution, request.body), done)
 }
 
 /** preHandler after the idempotency claim (a replay never counts) and before the hold: the Bee's own rate limit. */
-async function limitBee (request: FastifyRequest): Promise<void> {
-  if (request.execution === null) return
-  const limited = await request.server.executor.limit(request.execution)
-  if (!limited.ok) throw limited.error
+function limitBee (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.execution === null) done()
+  else endWithStep(request.server.executor.limit(request.execution), done)
 }
 
 /**
- * The handler: the core runs the Bee and sells its answer. The route's own serializer makes the
- * bytes, so they are exactly what returning the object would send, and the stored replay is them.
+ * The handler: the core runs the Bee and sells its answer. The route's own serializer (the reply's) makes the
+ * bytes, so they are exactly what returning the object would send, and the stored replay is them. They are
+ * returned, not sent: Fastify sends a returned string as it is (the type says JSON), where a returned reply
+ * would have the handler's promise wait for the response to finish (Reply.then), listeners and all.
  */
-async function runBee (request: FastifyRequest, reply: FastifyReply) {
+async function runBee (request: FastifyRequest, reply: FastifyReply): Promise<string> {
   const execution = request.execution as NonNullable<FastifyRequest['execution']>
-  const sold = await request.server.executor.run(execution, request.body, (honey: HoneyEnvelope) => reply.serialize(honey) as string)
+  // The route's serializer is fast-json-stringify's, which makes a string (Fastify's type allows any serializer's buffers too).
+  const sold = await request.server.executor.run(execution, request.body, reply as FastifyReply & HoneySerializer)
   if (!sold.ok) throw sold.error
   if (sold.charge !== null) {
     reply.header(COST_HEADER, fromMicros(sold.charge.micros))
     reply.header(BALANCE_HEADER, fromMicros(sold.charge.balanceMicros))
   }
   if (sold.payment !== null) reply.header(PAYMENT_RESPONSE_HEADER, request.server.x402?.encodeResponse(sold.payment))
-  return reply.type('application/json; charset=utf-8').send(sold.body)
+  reply.type('application/json; charset=utf-8')
+  return sold.body
 }
 
 /** Response schemas for every status an execute route can send. */

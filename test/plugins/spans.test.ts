@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { RESET_HEADER } from '../../plugins/spans.js'
+import { RESET_HEADER, WRITE_INSIDE_STEP, WRITE_STEP } from '../../plugins/spans.js'
 import type { SpanReport } from '../../src/core/spans.js'
 import { build, createWallet } from '../helper.js'
 
@@ -26,6 +26,9 @@ test('a bench build (BENCH_SPANS_FILE) writes each step\'s time over the request
     t.ok(steps.includes(step), `${step} is timed`)
   }
   t.equal(report.steps['execute.run']?.count, 1, 'each step as often as it ran')
+  // Discovery's handler sends its cached bytes itself; an execute handler returns its answer for Fastify to send.
+  t.ok((report.steps[WRITE_INSIDE_STEP]?.count ?? 0) > 0, 'an answer written inside the step that sent it is counted there')
+  t.ok((report.steps[WRITE_STEP]?.count ?? 0) > 0, 'an answer written after every timed step is counted on its own')
 })
 
 test('without BENCH_SPANS_FILE nothing is wrapped', async (t) => {

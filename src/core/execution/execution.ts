@@ -71,6 +71,14 @@ export interface Honey {
   freshness: number
 }
 
+/**
+ * What makes an answer's bytes, which every replay of it serves: HTTP passes its reply, whose route serializer
+ * knows the Bee's output schema (an object the door has anyway, so no function is made per call); others JSON.
+ */
+export interface HoneySerializer {
+  serialize (honey: Honey): string
+}
+
 /** What a call cost: absent for free Bees and idempotent replays. */
 export interface Charge {
   micros: number

@@ -7,7 +7,7 @@ import type { BeeLimiter } from '../limits/bee-limiter.js'
 import type { Registry } from '../registry.js'
 import { admit, validateInput, type Admission } from './admission.js'
 import { limitBeeCalls } from './bee-limit.js'
-import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, Step } from './execution.js'
+import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, HoneySerializer, Step } from './execution.js'
 import type { ExecutionMetrics } from './execution-metrics.js'
 import { holdPayment, type PaymentOptions } from './payment.js'
 import { runAndSell } from './sale.js'
@@ -27,6 +27,8 @@ export interface ExecutorOptions {
 }
 
 const refusedPayment = (step: Step) => !step.ok && step.error.statusCode === 402
+
+const AS_JSON: HoneySerializer = { serialize: (honey) => JSON.stringify(honey) }
 
 /**
  * The one execution pipeline: admit → validate → claim the idempotency key → the Bee's own rate limit → hold → run → check
@@ -52,10 +54,18 @@ export class Executor {
   /**
    * A call paid with x402 (a pay-per-use Bee, no wallet token, a payment presented, x402 on) claims its
    * payment, which is its idempotency key; any other call claims its Idempotency-Key, if it sent one.
+   * A call with neither, the usual one, has nothing to claim and is answered without a promise.
    */
-  async claim (execution: Execution, key: unknown, input: unknown): Promise<Step<{ replay: Replay | null }>> {
+  claim (execution: Execution, key: unknown, input: unknown): Step<{ replay: Replay | null }> | Promise<Step<{ replay: Replay | null }>> {
+    const paysWithX402 = execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null &&
+      this.#options.payment.x402?.accepts(execution.bee) === true
+    if (key === undefined && !paysWithX402) return { ok: true, replay: null }
+    return this.#claim(execution, key, input, paysWithX402)
+  }
+
+  async #claim (execution: Execution, key: unknown, input: unknown, paysWithX402: boolean): Promise<Step<{ replay: Replay | null }>> {
     const { ledger, idempotency, payment, metrics } = this.#options
-    const claimed = execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null && payment.x402?.accepts(execution.bee) === true
+    const claimed = paysWithX402
       ? await claimPayment(ledger, idempotency, payment, execution, input)
       : await claimKey(ledger, idempotency, execution, key, input, payment.tokens)
     if (metrics !== null) {
@@ -65,8 +75,16 @@ export class Executor {
     return claimed
   }
 
-  /** The Bee's own limit, counted across all its callers (429 BEE_RATE_LIMITED); before the hold, so never charged. */
-  async limit (execution: Execution): Promise<Step> {
+  /**
+   * The Bee's own limit, counted across all its callers (429 BEE_RATE_LIMITED); before the hold, so never charged.
+   * A Bee without one has nothing to count: answered without a promise.
+   */
+  limit (execution: Execution): Step | Promise<Step> {
+    if (execution.bee.callsPerMinute === null) return { ok: true }
+    return this.#limit(execution)
+  }
+
+  async #limit (execution: Execution): Promise<Step> {
     const limited = await limitBeeCalls(this.#options.beeLimiter, execution)
     if (!limited.ok) this.#options.metrics?.beeRateLimited()
     return limited
@@ -82,12 +100,12 @@ export class Executor {
     return held
   }
 
-  async run (execution: Execution, input: unknown, serialize: (honey: Honey) => string = JSON.stringify): Promise<ExecutionOutcome> {
+  async run (execution: Execution, input: unknown, serializer: HoneySerializer = AS_JSON): Promise<ExecutionOutcome> {
     const { metrics, health } = this.#options
     const started = performance.now()
     let outcome: ExecutionOutcome | undefined
     try {
-      outcome = await runAndSell(this.#options.ledger, execution, input, serialize, this.#options.payment)
+      outcome = await runAndSell(this.#options.ledger, execution, input, serializer, this.#options.payment)
       return outcome
     } finally {
       const ms = performance.now() - started
@@ -102,9 +120,12 @@ export class Executor {
     }
   }
 
-  /** Frees the key of an execution that did not complete; call it once the call has ended, whatever its outcome. */
-  release (execution: Execution): Promise<void> {
-    return releaseKey(this.#options.ledger, execution)
+  /**
+   * Frees the key of an execution that did not complete; call it once the call has ended, whatever its outcome.
+   * Nothing to free (no key was claimed, or the sale completed it): undefined, without a promise.
+   */
+  release (execution: Execution): Promise<void> | undefined {
+    return execution.claim === null ? undefined : releaseKey(this.#options.ledger, execution)
   }
 
   async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {

@@ -4,7 +4,7 @@ import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { RegisteredBee } from '../registry.js'
 import type { X402Gate } from '../x402/gate.js'
-import type { Execution, ExecutionOutcome, Honey, Included, X402Call } from './execution.js'
+import type { Execution, ExecutionOutcome, Honey, HoneySerializer, Included, X402Call } from './execution.js'
 import { paymentRequired, type PaymentOptions } from './payment.js'
 import { paymentResponseOf } from '../x402/payment-claim.js'
 
@@ -112,7 +112,7 @@ async function voidHold (ledger: Ledger, execution: Execution, holdId: number): 
  * cannot be serialized (nested too deep) must not keep the caller's money.
  */
 export async function runAndSell (ledger: Ledger, execution: Execution, input: unknown,
-  serialize: (honey: Honey) => string, options: PaymentOptions): Promise<ExecutionOutcome> {
+  serializer: HoneySerializer, options: PaymentOptions): Promise<ExecutionOutcome> {
   const { bee, hold, included, log } = execution
   let honey: Honey
   let body: string
@@ -131,7 +131,7 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
       freshness: Math.max(0, outcome.freshness)
     }
     try {
-      body = serialize(honey)
+      body = serializer.serialize(honey)
     } catch (error) {
       log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
       throw invalidOutput(bee, 'produced an answer that cannot be serialized')
