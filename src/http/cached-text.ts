@@ -17,12 +17,20 @@ export function cachedText (text: string): CachedText {
   return { body, etag: etagOf(body) }
 }
 
-/** Sends a rendered answer with its ETag, or 304 when the client already holds it. */
-export function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedText, contentType: string) {
+/**
+ * A rendered answer with its ETag, or 304 when the client already holds it: what the handler returns for Fastify
+ * to send. Returned, not sent: a handler that sends and then returns the reply hands Fastify a thenable, whose
+ * promise settles only when the response has been written (as the execute route found, see docs/performance.md).
+ */
+export function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedText, contentType: string): Buffer | null {
   reply.header('etag', cached.etag).header('cache-control', CACHE_CONTROL)
-  if (request.headers['if-none-match'] === cached.etag) return reply.code(304).send(null)
+  if (request.headers['if-none-match'] === cached.etag) {
+    reply.code(304)
+    return null
+  }
   // Already rendered: the bytes are sent as they are, with the content type named here.
-  return reply.type(contentType).send(cached.body as never)
+  reply.type(contentType)
+  return cached.body
 }
 
 /** How many base URLs one rendering is kept for: clients choose the Host, so the memo is bounded. */
