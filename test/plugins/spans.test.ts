@@ -11,22 +11,22 @@ test('a bench build (BENCH_SPANS_FILE) writes each step\'s time over the request
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   const file = join(dir, 'spans.json')
   const app = await build(t, { env: { BENCH_SPANS_FILE: file } })
-  const wallet = await createWallet(app, 1)
   t.equal((await app.inject({ url: '/health', headers: { [RESET_HEADER]: '1' } })).statusCode, 200, 'the warm-up is forgotten')
   t.equal((await app.inject({ url: '/api/bees' })).statusCode, 200)
+  const wallet = await createWallet(app, 1)
   const paid = await app.inject({ method: 'POST', url: '/api/bees/sentiment-analyzer/execute', payload: { text: 'Fine.' }, headers: { 'x-registry-wallet-token': wallet.token } })
   t.equal(paid.statusCode, 200)
   await app.close()
 
   const report = JSON.parse(readFileSync(file, 'utf8')) as SpanReport
-  t.equal(report.requests, 2, 'the two requests after the reset')
+  t.equal(report.requests, 3, 'the three requests after the reset')
   t.ok(report.requestMs > 0)
   const steps = Object.keys(report.steps)
   for (const step of ['onRequest security-headers', 'onSend security-headers', 'onRequest rate-limit', 'route handler', 'execute.hold', 'execute.run', 'ledger holds.capture']) {
     t.ok(steps.includes(step), `${step} is timed`)
   }
   t.equal(report.steps['execute.run']?.count, 1, 'each step as often as it ran')
-  // Discovery's handler sends its cached bytes itself; an execute handler returns its answer for Fastify to send.
+  // Issuing a wallet sends its answer in the handler; discovery and execute return theirs for Fastify to send.
   t.ok((report.steps[WRITE_INSIDE_STEP]?.count ?? 0) > 0, 'an answer written inside the step that sent it is counted there')
   t.ok((report.steps[WRITE_STEP]?.count ?? 0) > 0, 'an answer written after every timed step is counted on its own')
 })
