@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { RESET_HEADER, WRITE_INSIDE_STEP, WRITE_STEP } from '../plugins/spans.js'
@@ -29,11 +30,17 @@ const SCENARIOS: Array<{ title: string, target: (url: string, walletToken: strin
  * (BENCH_SPANS_FILE, see plugins/spans.ts), warmed up, its counts reset (X-Bench-Spans-Reset), then loaded by one connection,
  * so that a step's wall time is its CPU time and no other request's. The totals are written when it stops.
  */
+/**
+ * tsc's output, not the bundle: a hook is named by the file that added it, and in the bundle every plugin's file is
+ * the one bundle (or the spans chunk that patched addHook), so every hook was named the same.
+ */
+const UNBUNDLED = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
+
 export async function breakdown (dir: string, seconds: number, warmupSeconds: number): Promise<BreakdownColumn[]> {
   const columns: BreakdownColumn[] = []
   for (const [i, { title, target }] of SCENARIOS.entries()) {
     const file = join(dir, `spans-${i}.json`)
-    const service = await startService({ name: `apiary-spans-${i}`, databaseUrl: join(dir, `spans-${i}.db`), dir, env: { BENCH_SPANS_FILE: file } })
+    const service = await startService({ name: `apiary-spans-${i}`, databaseUrl: join(dir, `spans-${i}.db`), dir, script: UNBUNDLED, env: { BENCH_SPANS_FILE: file } })
     const load = target(service.url, await fundedWallet(service.url))
     await fire(load, warmupSeconds, 1)
     await fetch(`${service.url}/health`, { headers: { [RESET_HEADER]: '1' } })
