@@ -37,4 +37,4 @@ VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=512", "dist/bundle/server.js"]
+CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=512", "dist/bundle/server.js"]
