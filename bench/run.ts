@@ -136,6 +136,7 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
   }))
   const rawHttp = await startServer({ name: 'raw-http', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'raw-http.log') })
   const bareFastify = await startServer({ name: 'bare-fastify', args: [server('bare-fastify-replay.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'bare-fastify.log') })
+  const rawBee = await startServer({ name: 'raw-bee', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile, RUN_BEES: '1' }, logFile: join(dir, 'raw-bee.log') })
 
   const endpoints = {
     service: service.url,
@@ -143,6 +144,7 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
     meteredWalletToken: await fundedWallet(metered.url),
     rawHttp: rawHttp.url,
     bareFastify: bareFastify.url,
+    rawBee: rawBee.url,
     walletToken,
     verificationToken: await mintedToken(service.url, walletToken)
   }

@@ -28,6 +28,8 @@ export interface Endpoints {
   rawHttp: string
   /** Bare Fastify replaying the answers rawHttp replays: the framework's own ceiling. */
   bareFastify: string
+  /** rawHttp that first runs the Bee's own function on the request's body: the execute rows' ceiling. */
+  rawBee: string
   walletToken: string
   /** A verification token minted from walletToken's wallet. */
   verificationToken: string
@@ -74,7 +76,7 @@ export function postgresScenario (title: string, serviceUrl: string, walletToken
   }
 }
 
-export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bareFastify, walletToken, verificationToken }: Endpoints): Scenario[] {
+export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bareFastify, rawBee, walletToken, verificationToken }: Endpoints): Scenario[] {
   const raw = 'raw node:http, same bytes'
   const summarize: Target = { url: service + SUMMARIZE_PATH, method: 'POST', headers: json, body: SUMMARIZE_BODY }
   return [
@@ -111,10 +113,26 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
       agreement: 'same'
     },
     {
+      title: 'reference: raw node:http running the summarizer on the body, then the same answer',
+      baselineName: raw,
+      target: null,
+      service: { ...summarize, url: rawBee + SUMMARIZE_PATH },
+      baseline: { ...summarize, url: rawHttp + SUMMARIZE_PATH },
+      agreement: 'same'
+    },
+    {
       title: 'paid execute (SQLite): sentiment-analyzer, one sentence, hold + capture',
       baselineName: `${raw} (the answer Apiary gave)`,
       target: 0.3,
       service: paidCall(service, [walletToken]),
+      baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      agreement: 'same'
+    },
+    {
+      title: 'reference: raw node:http running the sentiment analysis on the body, then the same answer',
+      baselineName: raw,
+      target: null,
+      service: { url: rawBee + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
       baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
       agreement: 'same'
     },
