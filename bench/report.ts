@@ -1,7 +1,7 @@
 import { cpus, loadavg, platform, release, totalmem } from 'node:os'
 import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
-import { readBaseline, spreadSection } from './gate.js'
+import { hostModel, readBaseline, spreadSection } from './gate.js'
 import type { Comparison, LoadSettings, Side } from './load.js'
 
 /** Issue 28's goals, which restated the first performance round's (150 MB, 0.5 s; 0.9, 0.9, 0.6 and 0.35 in scenarios.ts). */
@@ -47,9 +47,7 @@ const ms = (value: number) => value.toFixed(value < 10 ? 1 : 0)
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
 
 function machine (): string {
-  const cores = cpus()
-  const model = cores[0]?.model.trim() ?? 'unknown CPU'
-  return `${model} × ${cores.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}`
+  return `${hostModel()} × ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}`
 }
 
 function throughputTable (scenarios: ScenarioResult[]): string[] {

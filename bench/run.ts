@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { breakdown } from './breakdown.js'
 import { catalogBench } from './catalog.js'
-import { gate, gateTable, readBaseline } from './gate.js'
+import { floorsFor, gate, gateTable, hostModel, readBaseline } from './gate.js'
 import { peakRssBytes, startServer, stopAll } from './children.js'
 import { coldStart } from './cold-start.js'
 import { type Comparison, compare, compareRuns, fire, fireTogether, type Target } from './load.js'
@@ -210,7 +210,7 @@ async function main (): Promise<number> {
   }
   try {
     if (options.catalog) return await catalogBench(options.quick, dir, nodeFlagsOf(options))
-    const baseline = options.gate ? readBaseline() : null
+    const baseline = options.gate ? floorsFor(readBaseline(), hostModel()) : null
     if (baseline !== null) options.only = Object.keys(baseline.ratios)
     const results = await bench(options, dir)
     const markdown = renderResults(results)
@@ -227,7 +227,7 @@ async function main (): Promise<number> {
     }
     if (baseline !== null) {
       const rows = gate(baseline, results.scenarios)
-      console.log(gateTable(rows, baseline.margin))
+      console.log(gateTable(rows, baseline))
       const fell = rows.filter((row) => !row.held)
       if (fell.length > 0) {
         console.error(`Regression gate: ${fell.map((row) => row.title).join('; ')} fell below its floor.`)
