@@ -36,6 +36,8 @@ export class CatalogSync {
   #nextNeeds = -1
   /** Stops listening for other instances' notifications; null while not listening. */
   #unlisten: (() => Promise<void>) | null = null
+  /** The listener's connection being opened; a poll that comes meanwhile waits for it rather than open another. */
+  #connecting: Promise<void> | null = null
   #closed = false
 
   constructor (options: CatalogSyncOptions) {
@@ -85,6 +87,13 @@ export class CatalogSync {
    */
   async listen (): Promise<void> {
     if (this.#unlisten !== null || this.#closed) return
+    // A connection slower than the poll would otherwise be opened again by the next poll, and the first one,
+    // overwritten, would never be closed.
+    this.#connecting ??= this.#connect().finally(() => { this.#connecting = null })
+    await this.#connecting
+  }
+
+  async #connect (): Promise<void> {
     const { store, log } = this.#options
     const dropped = (error: Error) => {
       log.warn({ err: error }, 'catalog notifications lost; polling until they are back')
@@ -110,6 +119,8 @@ export class CatalogSync {
 
   async close (): Promise<void> {
     this.#closed = true
+    // A connection being opened is closed by #connect once it is open: wait for that, so none outlives the close.
+    await this.#connecting
     const unlisten = this.#unlisten
     this.#unlisten = null
     await unlisten?.()

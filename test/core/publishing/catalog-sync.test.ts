@@ -184,3 +184,34 @@ test('a sync that read before a change of this instance\'s own was applied does 
   t.equal(registry.version, own, 'still at the change applied')
   store.changesSince = changesSince
 })
+
+test('a listen that comes while the listener\'s connection is still opening opens no second one, and close closes it', async (t) => {
+  const { store } = fakeCatalog()
+  let opened = 0
+  let closed = 0
+  let connected: () => void = () => {}
+  store.watch = async () => {
+    opened++
+    await new Promise<void>((resolve) => { connected = resolve })
+    return async () => { closed++ }
+  }
+  const sync = new CatalogSync({ registry: new Registry(), store, proxy: {} as RemoteBeeProxy, log: pino({ level: 'silent' }) })
+  // The first listen, then a poll's, both while the connection takes longer than the poll.
+  const first = sync.listen()
+  const second = sync.listen()
+  connected()
+  await Promise.all([first, second])
+  t.equal(opened, 1, 'one connection')
+  await sync.listen()
+  t.equal(opened, 1, 'and none more once it is open')
+  await sync.close()
+  t.equal(closed, 1, 'closed with the sync')
+
+  const closing = new CatalogSync({ registry: new Registry(), store, proxy: {} as RemoteBeeProxy, log: pino({ level: 'silent' }) })
+  const opening = closing.listen()
+  const closedBefore = closed
+  const done = closing.close()
+  connected()
+  await Promise.all([opening, done])
+  t.equal(closed, closedBefore + 1, 'a connection that opens during the close is closed before the close resolves')
+})

@@ -34,8 +34,14 @@ export function postgresNotifications (connectionString: string, schema: string)
         const version = Number(payload)
         onNotify(payload === undefined || !Number.isSafeInteger(version) ? null : version)
       })
-      await client.connect()
-      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
+      try {
+        await client.connect()
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
+      } catch (error) {
+        // Half open (connected, not listening) is still a connection: close it, or it outlives the failure.
+        await client.end().catch(() => {})
+        throw error
+      }
       return async () => { await client.end() }
     }
   }
