@@ -10,6 +10,7 @@ import { oauthMigration } from './oauth/migration.js'
 import { catalogListingMigration } from './catalog/listing-migration.js'
 import { catalogRankingMigration } from './catalog/ranking-migration.js'
 import { catalogOwnerCountMigration } from './catalog/owner-count-migration.js'
+import { catalogSecretKeyMigration } from './catalog/secret-key-migration.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -240,7 +241,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0016_catalog_listing': catalogListingMigration(dialect),
       '0017_catalog_ranking': catalogRankingMigration(dialect),
       '0018_catalog_owner_counts': catalogOwnerCountMigration(dialect),
-      '0019_bee_health_versions': healthVersionMigration
+      '0019_bee_health_versions': healthVersionMigration,
+      '0020_catalog_secret_keys': catalogSecretKeyMigration
     })
   }
 }

@@ -28,12 +28,15 @@ export function parseSecretsKey (text: string): Buffer | null {
 }
 
 const SEALED_PREFIX = 'enc1'
+const KEY_ID_LENGTH = 8
+/** How long `enc1:<key id>:` is: the part of a sealed value that names its key (catalog/secret-key-migration.ts indexes it). */
+export const SEALED_KEY_PREFIX_LENGTH = SEALED_PREFIX.length + 1 + KEY_ID_LENGTH + 1
 const IV_BYTES = 12
 const TAG_BYTES = 16
 
 /** A key's public name, stored with what it encrypted: which key to decrypt with, without revealing the key. */
 function keyId (key: Buffer): string {
-  return createHash('sha256').update('apiary secrets key id\0').update(key).digest('hex').slice(0, 8)
+  return createHash('sha256').update('apiary secrets key id\0').update(key).digest('hex').slice(0, KEY_ID_LENGTH)
 }
 
 export class WrongSecretsKey extends Error {}

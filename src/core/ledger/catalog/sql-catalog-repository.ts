@@ -6,6 +6,7 @@ import type { Tables } from '../tables.js'
 import type { Dialect } from '../migrations.js'
 import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilter, CatalogRepository, SearchHit, SearchText, StoredBee, UnreadableBee } from './catalog-repository.js'
 import type { CatalogNotifications } from './notifications.js'
+import { staleSecrets } from './stale-secrets.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
 
@@ -250,18 +251,10 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: Dialect, box:
 
     async resealSecrets () {
       const now = new Date().toISOString()
-      const current = box.currentPrefix()
-      const notCurrent = (column: 'signing_secret' | 'previous_signing_secret') => sql<boolean>`substr(${sql.ref(column)}, 1, ${current.length}) <> ${current}`
-      // Only the rows with work to do: a start reads none of a catalog sealed with the current key, whatever its size.
       // A wrong SECRETS_KEY names no row's key, so every row is read and the first one refuses the start below.
-      const rows = await db.selectFrom('published_bees')
-        .select(['id', 'signing_secret', 'previous_signing_secret', 'previous_secret_expires_at'])
-        .where((eb) => eb.or([
-          notCurrent('signing_secret'),
-          eb.and([eb('previous_signing_secret', 'is not', null), eb.or([notCurrent('previous_signing_secret'), eb('previous_secret_expires_at', '<=', now)])])
-        ])).execute()
+      const rows = new Map((await staleSecrets(db, box.currentPrefix(), now).execute()).map((row) => [row.id, row]))
       let rewritten = 0
-      for (const row of rows) {
+      for (const row of rows.values()) {
         const expired = row.previous_signing_secret !== null && (row.previous_secret_expires_at ?? '') <= now
         const previous = expired ? null : row.previous_signing_secret
         const stale = (stored: string | null) => stored !== null && !box.isCurrent(stored)
