@@ -135,6 +135,30 @@ test('with REDIS_URL every instance shares the counters', { skip: redisSkip }, a
   t.equal((await discover(b, address)).headers['ratelimit-remaining'], '0')
 })
 
+test('counted in process or in Redis, a caller sees the same headers, the same 429 and the same body', { skip: redisSkip }, async (t) => {
+  // Without Redis the counting is the service's own fast path over the library's store; with it, the library's hook.
+  const apps = { inProcess: await build(t, { env: limits(2, 2, 0) }), redis: await build(t, { env: { ...limits(2, 2, 0), REDIS_URL: process.env.TEST_REDIS_URL as string } }) }
+  const seen: Record<string, unknown[]> = {}
+  for (const [name, app] of Object.entries(apps)) {
+    const wallet = await createWallet(app, 1)
+    const address = from(someAddress())
+    const answers = []
+    for (const headers of [address, address, address, { ...address, 'x-registry-wallet-token': wallet.token }, { ...address, 'x-registry-wallet-token': wallet.token },
+      { ...address, 'x-registry-wallet-token': wallet.token }]) {
+      const response = await discover(app, headers)
+      const limitHeaders = Object.fromEntries(Object.entries(response.headers).filter(([header]) => /^(ratelimit-|retry-after)/.test(header))
+        // The seconds left differ by when each window began: whole seconds of an hour, the same to within one.
+        .map(([header, value]) => [header, /reset|retry/.test(header) ? Math.round(Number(value) / 10) : value]))
+      const body = response.statusCode === 429 ? { ...response.json(), retryAfter: 'checked below', message: response.json().message.replace(/Retry in \d+ s/, 'Retry in N s') } : null
+      if (response.statusCode === 429) t.equal(response.json().retryAfter, Number(response.headers['retry-after']), `${name}: the body's retryAfter is Retry-After`)
+      answers.push({ status: response.statusCode, limitHeaders, body })
+    }
+    seen[name] = answers
+  }
+  t.same(seen.inProcess, seen.redis, 'the same answers, request for request')
+  t.same(seen.inProcess?.map((answer) => (answer as { status: number }).status), [200, 200, 429, 200, 200, 429], 'the address, then the wallet, each past its limit')
+})
+
 test('deployments sharing one Redis with their own REDIS_KEY_PREFIX do not share counters', { skip: redisSkip }, async (t) => {
   // Prefixes of this run only: keys in Redis outlive it.
   const [mine, theirs] = [`t-${randomBytes(6).toString('hex')}:`, `t-${randomBytes(6).toString('hex')}:`]
