@@ -51,7 +51,7 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   const logger = lines === undefined
     ? false
     : {
-        level: 'info',
+        level: config.LOG_LEVEL,
         redact: { paths: redactPaths, censor: '[redacted]' },
         stream: new Writable({
           write (chunk, _encoding, done) {

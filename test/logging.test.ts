@@ -44,6 +44,25 @@ test('wallet tokens and the admin token never reach the logs', async (t) => {
   t.match(log, '"msg":"request failed"', 'the failure is logged')
 })
 
+test('a completed request\'s line is pino\'s own JSON line: its members in pino\'s order, nothing else; none below LOG_LEVEL', async (t) => {
+  const lines: string[] = []
+  const app = await build(t, { logLines: lines })
+  const answered = await app.inject({ url: '/api/bees?category=text%22quoted\\', headers: { 'x-request-id': 'gw-1:a/b' } })
+  t.equal(answered.statusCode, 200)
+  const [line, ...others] = lines.filter((one) => one.includes('"request completed"'))
+  t.equal(others.length, 0, 'one line')
+  const entry = JSON.parse(line ?? '')
+  t.same(Object.keys(entry), ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'responseTime', 'msg'])
+  t.match(entry, { level: 30, pid: process.pid, reqId: 'gw-1:a/b', method: 'GET', url: '/api/bees?category=text%22quoted\\', statusCode: 200, msg: 'request completed' })
+  t.ok(Math.abs(entry.time - Date.now()) < 60_000 && entry.responseTime > 0, 'the time in epoch ms, the response time in ms')
+  t.equal(line, `${JSON.stringify(entry)}\n`, 'exactly what JSON.stringify writes of it, as pino does')
+
+  const quiet: string[] = []
+  const warnOnly = await build(t, { logLines: quiet, env: { LOG_LEVEL: 'warn' } })
+  await warnOnly.inject({ url: '/api/bees' })
+  t.notOk(quiet.some((one) => one.includes('"request completed"')), 'no line below the configured level')
+})
+
 test('credentials a client puts in the query string are redacted from the log line', async (t) => {
   const lines: string[] = []
   const app = await build(t, { logLines: lines })
