@@ -65,7 +65,7 @@ interface PinoInternals {
  * 'request completed')`, byte for byte (level, time, the logger's bindings with the request id, the fields, the
  * message), built here as one string and handed to the logger's own destination. pino's general path (its level
  * method, the serializer and redaction checks of every field) cost about a quarter of discovery's throughput on
- * this service (docs/performance.md, "The access log line"); these four fields need none of it: the method is a
+ * this service (docs/performance.md, "The rate limit and the access log line"); these four fields need none of it: the method is a
  * token Node has checked, the URL is redacted by loggedUrl, and the numbers are numbers. Errors still go through
  * pino, with its error serializer.
  */
