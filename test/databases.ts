@@ -129,3 +129,28 @@ export async function twoInstances (t: { teardown (fn: () => unknown): void }, b
   t.teardown(() => second.close())
   return [first, second]
 }
+
+/** A published Bee as the catalog stores it, with `fields` in place of the defaults. */
+export const storedBee = <T extends object>(id: string, ownerId: string, at: string, fields: T) => ({
+  id,
+  ownerId,
+  ownerEmail: 'a@example.com',
+  name: 'N',
+  description: 'D',
+  category: 'data',
+  colony: 'community',
+  endpoint: 'https://bees.example.com/x',
+  inputSchema: { type: 'object' },
+  outputSchema: { type: 'object' },
+  primaryServices: [] as string[],
+  pricing: { type: 'free' as const, costMicros: 0, currency: 'USD' },
+  status: 'active' as const,
+  statusMessage: null,
+  sunsetAt: null,
+  callsPerMinute: null as number | null,
+  signingSecret: 'bsk_x',
+  version: 1,
+  createdAt: at,
+  updatedAt: at,
+  ...fields
+})

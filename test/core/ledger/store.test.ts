@@ -5,7 +5,7 @@ import t, { test } from 'tap'
 import { migrationsFor } from '../../../src/core/ledger/migrations.js'
 import { openStore } from '../../../src/core/ledger/open-store.js'
 import { hashSecret } from '../../../src/core/ledger/secrets.js'
-import { type Backend, backends, issuedWallet, ledgerSums, postgresBackend, postgresSkip, runSql, twoInstances } from '../../databases.js'
+import { type Backend, backends, issuedWallet, ledgerSums, postgresBackend, postgresSkip, runSql, storedBee, twoInstances } from '../../databases.js'
 
 /** Brings a backend's schema up to one migration, as an older release left it. */
 async function migrateTo (backend: Backend, name: string) {
@@ -27,31 +27,6 @@ async function migrateTo (backend: Backend, name: string) {
   }
 }
 import { SECRETS_KEY } from '../../helper.js'
-
-/** A published Bee as the catalog stores it, with `fields` in place of the defaults. */
-const storedBee = <T extends object>(id: string, ownerId: string, at: string, fields: T) => ({
-  id,
-  ownerId,
-  ownerEmail: 'a@example.com',
-  name: 'N',
-  description: 'D',
-  category: 'data',
-  colony: 'community',
-  endpoint: 'https://bees.example.com/x',
-  inputSchema: { type: 'object' },
-  outputSchema: { type: 'object' },
-  primaryServices: [] as string[],
-  pricing: { type: 'free' as const, costMicros: 0, currency: 'USD' },
-  status: 'active' as const,
-  statusMessage: null,
-  sunsetAt: null,
-  callsPerMinute: null as number | null,
-  signingSecret: 'bsk_x',
-  version: 1,
-  createdAt: at,
-  updatedAt: at,
-  ...fields
-})
 
 type Asserts = Pick<typeof t, 'ok' | 'equal'>
 

@@ -6,7 +6,7 @@ import { staleSecrets } from '../../../../src/core/ledger/catalog/stale-secrets.
 import { openStore } from '../../../../src/core/ledger/open-store.js'
 import { SEALED_KEY_PREFIX_LENGTH } from '../../../../src/core/ledger/secrets.js'
 import type { Tables } from '../../../../src/core/ledger/tables.js'
-import { type Backend, backends, runSql } from '../../../databases.js'
+import { type Backend, backends, runSql, storedBee } from '../../../databases.js'
 import { SECRETS_KEY } from '../../../helper.js'
 
 function kysely (backend: Backend): Kysely<Tables> {
@@ -45,29 +45,10 @@ for (const backend of backends) {
     t.teardown(() => store.close())
     const at = new Date().toISOString()
     await store.catalog.createPublisher({ id: 'pub_1', email: 'a@example.com', name: 'A', createdAt: at, keyHash: 'h1' })
-    const bee = (id: string, previous: { previousSigningSecret: string, previousSecretExpiresAt: string } | null) => ({
-      id,
-      ownerId: 'pub_1',
-      ownerEmail: 'a@example.com',
-      name: 'N',
-      description: 'D',
-      category: 'data',
-      colony: 'community',
-      endpoint: 'https://bees.example.com/x',
-      inputSchema: { type: 'object' },
-      outputSchema: { type: 'object' },
-      primaryServices: [],
-      pricing: { type: 'free' as const, costMicros: 0, currency: 'USD' },
-      status: 'active' as const,
-      statusMessage: null,
-      sunsetAt: null,
-      callsPerMinute: null,
+    const bee = (id: string, previous: { previousSigningSecret: string, previousSecretExpiresAt: string } | null) => storedBee(id, 'pub_1', at, {
       signingSecret: `bsk_${id}`,
       previousSigningSecret: previous?.previousSigningSecret ?? null,
-      previousSecretExpiresAt: previous?.previousSecretExpiresAt ?? null,
-      version: 1,
-      createdAt: at,
-      updatedAt: at
+      previousSecretExpiresAt: previous?.previousSecretExpiresAt ?? null
     })
     const later = new Date(Date.now() + 3_600_000).toISOString()
     const earlier = new Date(Date.now() - 1000).toISOString()
