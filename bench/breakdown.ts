@@ -64,7 +64,7 @@ export async function breakdown (dir: string, seconds: number, warmupSeconds: nu
  */
 const nested = (step: string) => step.startsWith('execute.') || step.startsWith('ledger ') || step === WRITE_INSIDE_STEP
 /** The order rows appear in: the request's own order, then what runs once it has been answered. */
-const ORDER = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'route handler', 'execute.', 'ledger ', WRITE_INSIDE_STEP, 'preSerialization', 'onSend', WRITE_STEP, 'onResponse', 'access log']
+const ORDER = ['onRequest', 'preParsing', 'parse body', 'preValidation', 'validate ', 'preHandler', 'route handler', 'execute.', 'ledger ', WRITE_INSIDE_STEP, 'preSerialization', 'onSend', WRITE_STEP, 'onResponse', 'access log']
 const rank = (step: string) => {
   const found = ORDER.findIndex((prefix) => step.startsWith(prefix))
   return found === -1 ? ORDER.length : found
@@ -84,7 +84,7 @@ export function breakdownTable (columns: BreakdownColumn[]): string[] {
     `|---|${columns.map(() => '---:').join('|')}|`,
     ...steps.map((step) => `| ${nested(step) ? `↳ ${step}` : step} | ${columns.map((column) => us(column.stepsUs[step])).join(' | ')} |`),
     `| **Fastify's time per request** (routing to the answer written, reply.elapsedTime) | ${columns.map((column) => us(column.requestUs)).join(' | ')} |`,
-    `| of which outside the timed steps (routing, body parsing, serialization, writing) | ${columns.map((column) => us(column.requestUs - topLevel(column))).join(' | ')} |`,
+    `| of which outside the timed steps (routing, reading the body, serializing a returned object, Fastify's own steps) | ${columns.map((column) => us(column.requestUs - topLevel(column))).join(' | ')} |`,
     `| requests measured | ${columns.map((column) => String(column.requests)).join(' | ')} |`
   ]
 }

@@ -1,5 +1,5 @@
 import { ServerResponse } from 'node:http'
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifySchemaCompiler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { Spans } from '../src/core/spans.js'
 import { OneLineRequestLog } from './access-log.js'
@@ -30,7 +30,8 @@ function site (): string {
 /**
  * The bench build's per-step timing (BENCH_SPANS_FILE set; app.ts registers this first, or not at all): every
  * request hook added after it, every route's own hooks and handler, the executor's steps, the ledger's
- * repositories, node:http's writing of the answer and the access log line are timed and summed; the totals are written to BENCH_SPANS_FILE at close.
+ * repositories, node:http's writing of the answer, the access log line, and the body parser and validators of plugins registered
+ * after it are timed and summed; the totals are written to BENCH_SPANS_FILE at close.
  * A request with the header X-Bench-Spans-Reset forgets what was counted (the bench sends one after its warm-up).
  * Nothing here runs in a normal build.
  */
@@ -69,6 +70,31 @@ export default fp(async (fastify, { file }: { file: string }) => {
     }
     return addHook.call(this, name, fn)
   }
+  /** A validator timed as `validate ${httpPart}`; Fastify reads a failed validation's errors from the function it was given. */
+  const setValidatorCompiler = fastify.setValidatorCompiler as (this: FastifyInstance, compiler: FastifySchemaCompiler<unknown>) => FastifyInstance
+  const timedValidators = function (this: FastifyInstance, compiler: FastifySchemaCompiler<unknown>): FastifyInstance {
+    return setValidatorCompiler.call(this, (route) => {
+      const validate = compiler(route)
+      const step = `validate ${route.httpPart ?? 'unknown'}`
+      const timedValidate: ReturnType<FastifySchemaCompiler<unknown>> = (data: unknown) => {
+        const started = performance.now()
+        try {
+          return validate(data)
+        } finally {
+          timedValidate.errors = validate.errors
+          spans.add(step, performance.now() - started)
+        }
+      }
+      return timedValidate
+    })
+  }
+  const addContentTypeParser = fastify.addContentTypeParser as (this: FastifyInstance, ...args: unknown[]) => FastifyInstance
+  /** A body parser (its last argument), timed until it calls `done`, its third argument. */
+  const timedParsers = function (this: FastifyInstance, ...args: unknown[]): FastifyInstance {
+    const parser = args.at(-1)
+    if (typeof parser === 'function') args[args.length - 1] = timed(`parse body ${String(args[0])}`, parser as (...a: never[]) => unknown, 2)
+    return addContentTypeParser.apply(this, args)
+  }
   fastify.addHook('onRoute', (route) => { timeRoute(route, 'route') })
   fastify.addHook('onRequest', (_request, _reply, done) => {
     spans.requestStarted()
@@ -80,7 +106,7 @@ export default fp(async (fastify, { file }: { file: string }) => {
     done()
   })
   // Every plugin registered after this one sees this instance, or an instance whose prototype it is.
-  Object.assign(fastify, { addHook: patched })
+  Object.assign(fastify, { addHook: patched, setValidatorCompiler: timedValidators, addContentTypeParser: timedParsers })
   fastify.addHook('onReady', async () => {
     spans.timeMethods('execute', fastify.executor)
     for (const [name, repository] of Object.entries(fastify.ledger)) {

@@ -16,13 +16,15 @@ test('a bench build (BENCH_SPANS_FILE) writes each step\'s time over the request
   const wallet = await createWallet(app, 1)
   const paid = await app.inject({ method: 'POST', url: '/api/bees/sentiment-analyzer/execute', payload: { text: 'Fine.' }, headers: { 'x-registry-wallet-token': wallet.token } })
   t.equal(paid.statusCode, 200)
+  const refused = await app.inject({ method: 'POST', url: '/api/bees/text-summarizer/execute', payload: { text: 7 } })
+  t.match(refused.json(), { code: 'VALIDATION_FAILED', message: /text/ }, 'a timed validator still reports what it refused')
   await app.close()
 
   const report = JSON.parse(readFileSync(file, 'utf8')) as SpanReport
-  t.equal(report.requests, 3, 'the three requests after the reset')
+  t.equal(report.requests, 4, 'the four requests after the reset')
   t.ok(report.requestMs > 0)
   const steps = Object.keys(report.steps)
-  for (const step of ['onRequest security-headers', 'onSend security-headers', 'onRequest rate-limit', 'route handler', 'execute.hold', 'execute.run', 'ledger holds.capture']) {
+  for (const step of ['onRequest security-headers', 'onSend security-headers', 'onRequest rate-limit', 'parse body application/json', 'validate body', 'validate headers', 'route handler', 'execute.hold', 'execute.run', 'ledger holds.capture']) {
     t.ok(steps.includes(step), `${step} is timed`)
   }
   t.equal(report.steps['execute.run']?.count, 1, 'each step as often as it ran')
