@@ -48,6 +48,8 @@ export function registeredBee (definition: BeeDefinition, remote: boolean, calls
   if (definition.pricing.type === 'pay-per-use' && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
   const plan = planMicros(definition)
   const { inputSchema, outputSchema } = definition
+  // A built-in Bee's schemas are the service's own, validated on every door as its route validates them.
+  const origin = remote ? 'publisher' : 'service'
   checkBodySchema(inputSchema)
   checkBodySchema(outputSchema)
   return {
@@ -57,8 +59,8 @@ export function registeredBee (definition: BeeDefinition, remote: boolean, calls
     priceMicros,
     plan,
     // Compiled on the version's first call (not for the whole catalog at start, nor at every change), and freed with it (see compileBodySchema).
-    validateInput: lazyValidator(() => compileBodySchema(inputSchema)),
-    validateOutput: lazyValidator(() => compileBodySchema(outputSchema)),
+    validateInput: lazyValidator(() => compileBodySchema(inputSchema, origin)),
+    validateOutput: lazyValidator(() => compileBodySchema(outputSchema, origin)),
     remote,
     callsPerMinute: callsPerMinute ?? definition.callsPerMinute ?? null
   }

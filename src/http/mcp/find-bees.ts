@@ -13,7 +13,7 @@ import { toToolSchema } from './json-schema.js'
 export const FIND_BEES = 'find_bees'
 const MAX_LIMIT = 50
 
-const FindBeesInput = Type.Object({
+export const FindBeesInput = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200, description: 'Words to look for in the Bee\'s id, name, category, colony and description, in any order: the Bees with every word (or when none has them all, any), the best matches first. Leave out to list by id.' })),
   category: Type.Optional(Type.String({ maxLength: 100, description: 'Only Bees of this category (reasoning, data, utility, …).' })),
   maxPrice: Type.Optional(Type.Number({ minimum: 0, description: 'Only Bees whose costPerCall is at most this, in the Bee\'s currency.' })),
@@ -49,7 +49,7 @@ const FindBeesOutput = Type.Object({
 }, { description: 'Bees matching the search.' })
 type FindBeesOutput = Static<typeof FindBeesOutput>
 
-const validateInput = compileBodySchema(FindBeesInput)
+const validateInput = compileBodySchema(FindBeesInput, 'service')
 
 export const findBeesTool: Tool = {
   name: FIND_BEES,

@@ -15,7 +15,7 @@ const Id = Type.Union([Type.String(), Type.Integer({ minimum: Number.MIN_SAFE_IN
  * requestState) and no task. Whatever falls outside goes the SDK's way, which answers or refuses it itself;
  * so does a request whose params fail, and the error the client reads is the SDK's own text.
  */
-const ToolsCall = Type.Object({
+export const ToolsCall = Type.Object({
   jsonrpc: Type.Literal('2.0'),
   id: Id,
   method: Type.Literal('tools/call'),
