@@ -68,11 +68,16 @@ export default fp(async (fastify) => {
 
   /**
    * The key of a request: at once, with no promise, for one without credentials (an anonymous read, the usual
-   * discovery call), which counts as its address and needs no class remembered (classOf's default).
+   * discovery call), which counts as its address and needs no class remembered (classOf's default), and for a
+   * wallet key whose wallet is remembered (the usual paid call: a caller's second and later calls).
    */
   function keyOf (request: FastifyRequest): string | Promise<string> {
-    if (walletTokenOf(request) === undefined && bearerOf(request) === undefined) return `anonymous:${addressOf(request.ip)}`
-    return credentialKeyOf(request)
+    const token = walletTokenOf(request)
+    if (token === undefined && bearerOf(request) === undefined) return `anonymous:${addressOf(request.ip)}`
+    const walletId = token === undefined || isVerificationToken(token) ? undefined : walletIdOf.peek(hashSecret(token))
+    if (walletId === undefined) return credentialKeyOf(request)
+    classes.set(request, 'wallet')
+    return `wallet:${walletId}`
   }
 
   async function credentialKeyOf (request: FastifyRequest): Promise<string> {

@@ -9,11 +9,14 @@ test('an id found is remembered, asked once for concurrent callers; a hash that 
     await new Promise((resolve) => setTimeout(resolve, 5))
     return known.get(hash) ?? null
   })
+  t.equal(idOf.peek('h1'), undefined, 'nothing is known before the first lookup')
   t.same(await Promise.all([idOf('h1'), idOf('h1'), idOf('h1')]), ['wal_1', 'wal_1', 'wal_1'])
   t.equal(await idOf('h1'), 'wal_1')
+  t.equal(idOf.peek('h1'), 'wal_1', 'then it answers at once')
   t.same(asked, ['h1'], 'one lookup served them all')
 
   t.equal(await idOf('h2'), null)
+  t.equal(idOf.peek('h2'), undefined, 'a hash that named nothing is not remembered')
   known.set('h2', 'wal_2')
   t.equal(await idOf('h2'), 'wal_2', 'a key issued a moment ago counts at once')
   t.same(asked, ['h1', 'h2', 'h2'])
