@@ -5,8 +5,8 @@ import { SEALED_KEY_PREFIX_LENGTH } from '../secrets.js'
  * Lets a start find the signing secrets that are not sealed with the current SECRETS_KEY (to reseal them) without
  * reading every Bee: an index on the part of each sealed value that names its key, and one on the few Bees that
  * still keep a previous secret. Without them the check read the whole catalog at every start (45 ms at 100,000
- * Bees on PostgreSQL), a cost that grew with the catalog. The query that uses them is resealSecrets, in
- * sql-catalog-repository.ts; its expression must stay the index's, character for character.
+ * Bees on PostgreSQL), a cost that grew with the catalog. The query that uses them is staleSecrets, in
+ * stale-secrets.ts; its expression must stay the index's, character for character.
  */
 export const catalogSecretKeyMigration: Migration = {
   async up (db: Kysely<any>) {
