@@ -2,7 +2,7 @@
 // instead of about 1,900 ES modules and CommonJS files, which were half of the start (docs/performance.md).
 // What is loaded only when configured (OpenTelemetry, OAuth, pg-boss, Redis, x402) stays a dynamic import: a chunk of
 // its own, or a package left in node_modules, never read by a start that does not use it.
-import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
 
@@ -10,9 +10,7 @@ const external = [
   // Native addons: they cannot be bundled.
   'better-sqlite3',
   're2',
-  // Serve files found next to their own code (__dirname): Swagger UI's static assets, pino's worker threads.
-  '@fastify/swagger-ui',
-  'pino',
+  // Loaded by pino's worker thread from node_modules, and only when a terminal reads the log.
   'pino-pretty',
   // A 3 MB model in JSON: Node's JSON.parse reads it faster than V8 compiles it as a JavaScript object literal.
   'wink-eng-lite-web-model',
@@ -28,6 +26,29 @@ const external = [
   '@x402/*'
 ]
 
+/**
+ * Packages that find files next to their own code (`__dirname`) are bundled all the same, their `__dirname` pointed at
+ * where the package is installed, found at run time: @fastify/swagger-ui serves Swagger UI's files from there, and pino
+ * and thread-stream start their worker threads (a terminal's pretty-printing) from files there. Left in node_modules,
+ * they and their dependencies were about 80 ms of a start's 560 ms of CPU (AMD EPYC, `node --cpu-prof`), most of it
+ * Node finding, reading and compiling a hundred CommonJS files one by one; from the bundle the same code takes a few.
+ */
+const OWN_FILE = /[\\/]node_modules[\\/](@fastify[\\/]swagger-ui|pino|thread-stream)[\\/](?:(.*)[\\/])?[^\\/]+\.js$/
+const ownFolders = {
+  name: 'own-folders',
+  setup (build) {
+    build.onLoad({ filter: OWN_FILE }, ({ path }) => {
+      const [, name, below = ''] = OWN_FILE.exec(path)
+      const source = readFileSync(path, 'utf8')
+      // A package of their own (in a node_modules below), or no file to find.
+      if (/node_modules/.test(below) || !source.includes('__dirname')) return undefined
+      const parts = below.split(/[\\/]/).filter((part) => part !== '').map((part) => `, ${JSON.stringify(part)}`).join('')
+      const installed = `require('node:path').dirname(require.resolve(${JSON.stringify(`${name.replace('\\', '/')}/package.json`)}))`
+      return { contents: `var __dirname = require('node:path').join(${installed}${parts});\n${source}`, loader: 'js', resolveDir: dirname(path) }
+    })
+  }
+}
+
 // Chunks are named by their content: a stale one would stay behind.
 rmSync('dist/bundle', { recursive: true, force: true })
 const result = await build({
@@ -41,6 +62,7 @@ const result = await build({
   outdir: 'dist/bundle',
   chunkNames: 'chunks/[name]-[hash]',
   external,
+  plugins: [ownFolders],
   // CommonJS packages inside an ES module bundle call require() for Node's built-ins.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   // For `node --enable-source-maps` when a stack trace must name the source; not read otherwise.
@@ -56,5 +78,20 @@ if (readers.length !== 1) throw new Error(`${MODEL_READER} is in ${readers.lengt
 copyFileSync('bees/sentiment-analyzer/sentiment-model.json', join(dirname(readers[0][0]), 'sentiment-model.json'))
 // And next to tsc's own output, which the bench's baselines and a profile of the unbundled server import.
 if (existsSync('dist/bees/sentiment-analyzer')) copyFileSync('bees/sentiment-analyzer/sentiment-model.json', 'dist/bees/sentiment-analyzer/sentiment-model.json')
+// What every start reads: the entry and the chunks it imports statically. A package loaded only with its first use
+// (undici, with the first outbound request: src/core/lazy-agent.ts) or only when configured must not come back into
+// them through one static import.
+const NOT_AT_START = ['node_modules/undici/', 'node_modules/@modelcontextprotocol/', 'node_modules/pg/', 'node_modules/cheerio/']
+const atStart = new Set()
+for (const queue = ['dist/bundle/server.js']; queue.length > 0;) {
+  const file = queue.pop()
+  if (atStart.has(file)) continue
+  atStart.add(file)
+  for (const imported of result.metafile.outputs[file].imports) if (imported.kind === 'import-statement' && imported.path in result.metafile.outputs) queue.push(imported.path)
+}
+for (const file of atStart) {
+  const early = Object.keys(result.metafile.outputs[file].inputs).filter((input) => NOT_AT_START.some((lazy) => input.startsWith(lazy)))
+  if (early.length > 0) throw new Error(`${file}, which every start reads, holds ${early[0]}: what statically imports it?`)
+}
 // What went into each file, for esbuild's analyzer (https://esbuild.github.io/analyze/).
 if (process.env.BUNDLE_META !== undefined) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile))

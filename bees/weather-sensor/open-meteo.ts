@@ -1,5 +1,5 @@
-import { Agent, request } from 'undici'
 import { ApiError } from '../../src/core/errors.js'
+import { LazyAgent } from '../../src/core/lazy-agent.js'
 import type { ErrorCodes } from '../../src/core/registry.js'
 
 /** One reading of current conditions at a grid point. */
@@ -37,7 +37,7 @@ export const roundCoordinate = (value: number) => Math.round(value * 100) / 100
  */
 export class OpenMeteoClient {
   readonly #options: OpenMeteoOptions
-  readonly #agent = new Agent({ keepAliveTimeout: 10_000, connections: 32 })
+  readonly #agent = new LazyAgent((undici) => new undici.Agent({ keepAliveTimeout: 10_000, connections: 32 }))
   readonly #cache = new Map<string, { observation: Observation, expiresAt: number }>()
   readonly #inFlight = new Map<string, Promise<Observation>>()
 
@@ -87,7 +87,8 @@ export class OpenMeteoClient {
     const signal = AbortSignal.timeout(this.#options.timeoutMs)
     let body: unknown
     try {
-      const response = await request(url, { dispatcher: this.#agent, signal })
+      const { undici, agent } = await this.#agent.get()
+      const response = await undici.request(url, { dispatcher: agent, signal })
       if (response.statusCode !== 200) {
         const text = await response.body.text()
         throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR',

@@ -50,8 +50,10 @@ export function registeredBee (definition: BeeDefinition, remote: boolean, calls
   const { inputSchema, outputSchema } = definition
   // A built-in Bee's schemas are the service's own, validated on every door as its route validates them.
   const origin = remote ? 'publisher' : 'service'
-  checkBodySchema(inputSchema)
-  checkBodySchema(outputSchema)
+  if (remote) {
+    checkBodySchema(inputSchema)
+    checkBodySchema(outputSchema)
+  }
   return {
     record: recordOf(definition),
     definition,

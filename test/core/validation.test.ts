@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { BeeCall, SendMessageParams } from '../../src/http/a2a/schemas.js'
 import { FindBeesInput } from '../../src/http/mcp/find-bees.js'
 import { ToolsCall } from '../../src/http/mcp/tools-call.js'
-import { compileBodySchema } from '../../src/core/validation.js'
+import { checkBodySchema, compileBodySchema } from '../../src/core/validation.js'
 import { build } from '../helper.js'
 
 /** Every regular expression in a JSON document: each string `pattern`, and the names of each `patternProperties`. */
@@ -63,6 +63,14 @@ test('every pattern in the service\'s own schemas, which run on V8, is matched i
     t.ok(linear, `${source}${why === '' ? '' : `: ${why}`}`)
   }
   t.notOk(isLinear('^a*a*a*b$').linear, 'the probe finds a pattern that backtracks polynomially')
+})
+
+test('the service\'s own body schemas, compiled without the draft-07 check a publisher\'s passes, are valid draft-07', async (t) => {
+  const app = await build(t)
+  const own = [FindBeesInput, ...app.registry.builtins().flatMap((bee) => [bee.record.inputSchema, bee.record.outputSchema])]
+  t.ok(own.length >= 7, `${own.length} schemas`)
+  for (const schema of own) t.doesNotThrow(() => checkBodySchema(schema), JSON.stringify(schema).slice(0, 80))
+  t.throws(() => checkBodySchema({ type: 'object', properties: { text: { type: 'strng' } } }), /schema is invalid/, 'the check refuses a misspelt type')
 })
 
 test('a built-in Bee\'s pattern means what JavaScript says on every door; a publisher\'s runs on RE2', async (t) => {

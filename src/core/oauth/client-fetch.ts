@@ -1,4 +1,5 @@
-import { Agent, fetch } from 'undici'
+import type { fetch } from 'undici'
+import { LazyAgent } from '../lazy-agent.js'
 import { guardedConnector, type EgressPolicy } from '../publishing/egress.js'
 
 /** The most a Client ID Metadata Document may weigh (oidc-provider's default, set here so a refusal can say it). */
@@ -17,9 +18,11 @@ export const CLIENT_METADATA_TIMEOUT_MS = 2500
  * NODE_EXTRA_CA_CERTS for a private CA).
  */
 export function guardedFetch (policy: EgressPolicy, timeoutMs = CLIENT_METADATA_TIMEOUT_MS, maxBytes = CLIENT_METADATA_MAX_BYTES): (url: string | URL, init: RequestInit) => Promise<Response> {
-  const agent = new Agent({ connections: 4, connect: guardedConnector(policy, timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+  const lazy = new LazyAgent((undici) =>
+    new undici.Agent({ connections: 4, connect: guardedConnector(undici, policy, timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs }))
   return async (url, init) => {
-    const response = await fetch(url, { ...init, dispatcher: agent } as Parameters<typeof fetch>[1])
+    const { undici, agent } = await lazy.get()
+    const response = await undici.fetch(url, { ...init, dispatcher: agent } as Parameters<typeof fetch>[1])
     const chunks: Uint8Array[] = []
     let received = 0
     for await (const chunk of response.body ?? []) {

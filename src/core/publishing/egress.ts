@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { BlockList, isIP, type LookupFunction, type Socket } from 'node:net'
-import { buildConnector } from 'undici'
+import type { buildConnector } from 'undici'
+import type { Undici } from '../lazy-agent.js'
 
 /**
  * Where a published Bee may not point: loopback, private, link-local (with the cloud metadata
@@ -152,8 +153,8 @@ export class EgressPolicy {
  * policy's lookup, and the address actually connected to once more. An IP literal skips the lookup, so
  * it is checked before connecting: a forbidden one is never dialled (nor, for https, shaken hands with).
  */
-export function guardedConnector (policy: EgressPolicy, timeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ lookup: policy.lookup, timeout: timeoutMs } as buildConnector.BuildOptions)
+export function guardedConnector (undici: Undici, policy: EgressPolicy, timeoutMs: number): buildConnector.connector {
+  const connect = undici.buildConnector({ lookup: policy.lookup, timeout: timeoutMs } as buildConnector.BuildOptions)
   return (connectOptions, callback) => {
     const literal = connectOptions.hostname.replace(/^\[|\]$/g, '')
     if (isIP(literal) !== 0 && !policy.allows(literal, literal)) {

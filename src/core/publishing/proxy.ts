@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto'
-import { Agent, request } from 'undici'
 import { ApiError } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
+import { LazyAgent } from '../lazy-agent.js'
 
 export interface ProxyOptions {
   policy: EgressPolicy
@@ -56,11 +56,12 @@ const upstream = (beeId: string, detail: string) =>
  */
 export class RemoteBeeProxy {
   readonly #options: ProxyOptions
-  readonly #agent: Agent
+  readonly #agent: LazyAgent
 
   constructor (options: ProxyOptions) {
     this.#options = options
-    this.#agent = new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: guardedConnector(options.policy, options.timeoutMs) })
+    this.#agent = new LazyAgent((undici) =>
+      new undici.Agent({ keepAliveTimeout: 10_000, connections: 64, connect: guardedConnector(undici, options.policy, options.timeoutMs) }))
   }
 
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
@@ -77,9 +78,10 @@ export class RemoteBeeProxy {
     let text: string
     try {
       ({ status, headers, text } = await inUpstreamSpan(target.beeId, target.endpoint, async (traceContext) => {
-        const response = await request(target.endpoint, {
+        const { undici, agent } = await this.#agent.get()
+        const response = await undici.request(target.endpoint, {
           method: 'POST',
-          dispatcher: this.#agent,
+          dispatcher: agent,
           signal,
           headers: {
             ...traceContext,

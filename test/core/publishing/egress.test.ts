@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { test } from 'tap'
-import { Agent, fetch } from 'undici'
+import * as undici from 'undici'
 import { EgressPolicy, guardedConnector, isForbiddenAddress } from '../../../src/core/publishing/egress.js'
 
 test('forbidden address ranges', async (t) => {
@@ -64,9 +64,9 @@ test('the guarded connector never dials a forbidden IP literal, and dials an all
   await once(server, 'listening')
   t.teardown(() => server.close())
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
-  const through = (policy: EgressPolicy) => ({ dispatcher: new Agent({ connect: guardedConnector(policy, 1000) }) })
-  await t.rejects(fetch(url, through(new EgressPolicy([]))), { cause: { code: 'EGRESS_FORBIDDEN' } })
+  const through = (policy: EgressPolicy) => ({ dispatcher: new undici.Agent({ connect: guardedConnector(undici, policy, 1000) }) })
+  await t.rejects(undici.fetch(url, through(new EgressPolicy([]))), { cause: { code: 'EGRESS_FORBIDDEN' } })
   t.equal(dialled, 0, 'refused before a connection was made')
-  t.equal(await (await fetch(url, through(new EgressPolicy(['127.0.0.1'])))).text(), 'ok', 'on the allow-list it is reached')
+  t.equal(await (await undici.fetch(url, through(new EgressPolicy(['127.0.0.1'])))).text(), 'ok', 'on the allow-list it is reached')
   t.equal(dialled, 1)
 })

@@ -1,5 +1,5 @@
-import { Agent, request } from 'undici'
 import { guardedConnector, type EgressPolicy } from '../../publishing/egress.js'
+import { LazyAgent } from '../../lazy-agent.js'
 
 /** The product token robots.txt rules are matched against. */
 export const ROBOTS_AGENT = 'ApiaryPreparer'
@@ -37,12 +37,13 @@ const egressRefused = (error: unknown) => {
  * and a size cap on each page. Failures are answers with a reason, for the crawl's notes.
  */
 export class SiteFetcher {
-  readonly #agent: Agent
+  readonly #agent: LazyAgent
   readonly #userAgent: string
   readonly #timeoutMs: number
 
   constructor (policy: EgressPolicy, userAgent: string, timeoutMs: number) {
-    this.#agent = new Agent({ connections: 4, connect: guardedConnector(policy, timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+    this.#agent = new LazyAgent((undici) =>
+      new undici.Agent({ connections: 4, connect: guardedConnector(undici, policy, timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs }))
     this.#userAgent = userAgent
     this.#timeoutMs = timeoutMs
   }
@@ -52,11 +53,12 @@ export class SiteFetcher {
     const visited = new Set<string>()
     let url = new URL(address)
     try {
+      const { undici, agent } = await this.#agent.get()
       for (;;) {
         visited.add(url.href)
-        const response = await request(url, {
+        const response = await undici.request(url, {
           method: 'GET',
-          dispatcher: this.#agent,
+          dispatcher: agent,
           signal,
           headers: { 'user-agent': this.#userAgent, accept: wanted.accept, 'accept-encoding': 'identity' }
         })
