@@ -84,15 +84,26 @@ test('on a terminal, the bundle\'s log is pretty-printed by pino\'s worker threa
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: ':memory:', LOG_LEVEL: 'info', NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'ignore']
   })
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const exited = once(child, 'exit')
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  // The server is stopped by its own pid, the terminal still open: a server whose terminal hangs up first shuts down
+  // writing to a terminal that is gone, and script(1) would leave it behind.
+  let server = 0
+  t.teardown(() => {
+    if (server !== 0) try { process.kill(server, 'SIGKILL') } catch {}
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
   const deadline = Date.now() + 60_000
-  while (!/INFO.*Server listening at/.test(output)) {
+  while (!/INFO \(\d+\): Server listening at/.test(output)) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no pretty line: ${output}`)
     await sleep(100)
   }
-  t.match(output, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): Server listening at http:\/\/127\.0\.0\.1:\d+/m, 'a line as pino-pretty writes it')
+  const line = /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \((\d+)\): Server listening at http:\/\/127\.0\.0\.1:\d+/m.exec(output)
+  t.ok(line, 'a line as pino-pretty writes it')
   t.notMatch(output, /"level":/, 'no JSON lines')
-  child.kill('SIGTERM')
+  server = Number(line?.[1])
+  process.kill(server, 'SIGTERM')
+  await exited
+  t.match(output, /INFO \(\d+\): shutting down: finishing in-flight requests/, 'the shutdown logged on the terminal')
 })
