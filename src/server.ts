@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import app, { serverOptions } from './app.js'
 import { loadConfig } from './config.js'
+import { releaseHungUpTerminals } from './hung-up-terminal.js'
 import { createLogger } from './logger.js'
 import { startupProblem } from './startup-problem.js'
 
@@ -14,6 +15,8 @@ try {
 }
 
 const logger = createLogger(config)
+// After the logger, so that its own exit handler flushes first.
+releaseHungUpTerminals()
 const server = Fastify({ ...serverOptions(config), loggerInstance: logger as FastifyBaseLogger })
 
 // A gateway keeps connections open between requests. On close, Node ends the idle ones at once, but a

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { startFakeOpenMeteo } from '../fake-open-meteo.js'
 import { freePort } from '../free-port.js'
 
@@ -77,33 +77,58 @@ test('`npm start` runs the bundle, which serves; SIGTERM to it stops the server:
 
 const script = existsSync('/usr/bin/script') ? false : 'util-linux script(1) is not installed: no terminal to run the bundle on'
 
-test('on a terminal, the bundle\'s log is pretty-printed by pino\'s worker thread', { skip: built || script }, async (t) => {
-  const port = await freePort()
+/** The bundle started on a terminal of its own (script(1)), once it has said it listens: its pid, and what the terminal showed. */
+async function onTerminal (t: Test, port: number) {
   // script(1) gives the server a terminal for its stdout, so the logger takes its pino-pretty transport.
-  const child = spawn('script', ['-qfec', 'node dist/bundle/server.js', '/dev/null'], {
+  const terminal = spawn('script', ['-qfec', 'node dist/bundle/server.js', '/dev/null'], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: ':memory:', LOG_LEVEL: 'info', NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'ignore']
   })
-  const exited = once(child, 'exit')
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  // The server is stopped by its own pid, the terminal still open: a server whose terminal hangs up first shuts down
-  // writing to a terminal that is gone, and script(1) would leave it behind.
+  const ended = once(terminal, 'exit')
+  const shown = { text: '' }
+  terminal.stdout.on('data', (chunk: Buffer) => { shown.text += chunk.toString() })
   let server = 0
   t.teardown(() => {
-    if (server !== 0) try { process.kill(server, 'SIGKILL') } catch {}
-    if (child.exitCode === null) child.kill('SIGKILL')
+    if (server !== 0 && !gone(server)) process.kill(server, 'SIGKILL')
+    if (terminal.exitCode === null) terminal.kill('SIGKILL')
   })
   const deadline = Date.now() + 60_000
-  while (!/INFO \(\d+\): Server listening at/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no pretty line: ${output}`)
+  while (!/INFO \(\d+\): Server listening at/.test(shown.text)) {
+    if (Date.now() > deadline || terminal.exitCode !== null) throw new Error(`no pretty line: ${shown.text}`)
     await sleep(100)
   }
-  const line = /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \((\d+)\): Server listening at http:\/\/127\.0\.0\.1:\d+/m.exec(output)
-  t.ok(line, 'a line as pino-pretty writes it')
-  t.notMatch(output, /"level":/, 'no JSON lines')
+  const line = /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \((\d+)\): Server listening at http:\/\/127\.0\.0\.1:\d+/m.exec(shown.text)
   server = Number(line?.[1])
+  return { terminal, ended, shown, line, server }
+}
+
+/** Whether the process has ended: no longer there, or a zombie no parent has reaped yet. */
+function gone (pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return true
+  }
+}
+
+test('on a terminal, the bundle\'s log is pretty-printed by pino\'s worker thread', { skip: built || script }, async (t) => {
+  const { ended, shown, line, server } = await onTerminal(t, await freePort())
+  t.ok(line, 'a line as pino-pretty writes it')
+  t.notMatch(shown.text, /"level":/, 'no JSON lines')
+  // Stopped by its own pid, the terminal still open (the test below hangs the terminal up instead).
   process.kill(server, 'SIGTERM')
-  await exited
-  t.match(output, /INFO \(\d+\): shutting down: finishing in-flight requests/, 'the shutdown logged on the terminal')
+  await ended
+  t.match(shown.text, /INFO \(\d+\): shutting down: finishing in-flight requests/, 'the shutdown logged on the terminal')
+})
+
+test('a server whose terminal hangs up shuts down and ends: its port is freed and no process is left behind', { skip: built || script }, async (t) => {
+  const port = await freePort()
+  const { terminal, server } = await onTerminal(t, port)
+  t.ok(await healthy(`http://127.0.0.1:${port}`), 'serving')
+  // Killing script(1) closes the terminal: the kernel sends SIGHUP to the server, whose terminal is now gone.
+  terminal.kill('SIGKILL')
+  await until('free of its port', Date.now() + 10_000, async () => !await healthy(`http://127.0.0.1:${port}`))
+  // At most pino's own wait for its worker (10 s) to write what it holds to the terminal that is gone.
+  await until('ended after its terminal hung up', Date.now() + 20_000, async () => gone(server))
+  t.ok(gone(server), 'the server process ended; on Node 20 it used to spin forever, ignoring SIGTERM')
 })
