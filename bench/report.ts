@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { cpus, loadavg, platform, release, totalmem } from 'node:os'
 import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
@@ -46,8 +47,23 @@ const rps = (value: number) => Math.round(value).toLocaleString('en-US')
 const ms = (value: number) => value.toFixed(value < 10 ? 1 : 0)
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
 
+/**
+ * The processor's family, model and stepping from /proc/cpuinfo (Linux): hosts that os.cpus() names alike (three
+ * "AMD EPYC" hosts here, with ratios a third apart) can then be told apart in the results, if they differ.
+ */
+function cpuSignature (): string {
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8')
+    const field = (name: string) => new RegExp(`^${name}\\s*: (.*)$`, 'm').exec(info)?.[1]
+    const [family, model, stepping] = [field('cpu family'), field('model'), field('stepping')]
+    return family === undefined ? '' : ` (family ${family}, model ${model ?? '?'}, stepping ${stepping ?? '?'})`
+  } catch {
+    return ''
+  }
+}
+
 function machine (): string {
-  return `${hostModel()} × ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}`
+  return `${hostModel()}${cpuSignature()} × ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}`
 }
 
 function throughputTable (scenarios: ScenarioResult[]): string[] {

@@ -43,7 +43,7 @@ const ownFolders = {
       // A package of their own (in a node_modules below), or no file to find.
       if (/node_modules/.test(below) || !source.includes('__dirname')) return undefined
       const parts = below.split(/[\\/]/).filter((part) => part !== '').map((part) => `, ${JSON.stringify(part)}`).join('')
-      const installed = `require('node:path').dirname(require.resolve(${JSON.stringify(`${name.replace('\\', '/')}/package.json`)}))`
+      const installed = `require('node:path').dirname(require.resolve(${JSON.stringify(`${name.replaceAll('\\', '/')}/package.json`)}))`
       return { contents: `var __dirname = require('node:path').join(${installed}${parts});\n${source}`, loader: 'js', resolveDir: dirname(path) }
     })
   }

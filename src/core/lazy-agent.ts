@@ -11,7 +11,7 @@ let loading: Promise<Undici> | undefined
  * instance serves its built-in Bees without it. Node's own fetch is undici too, but a copy the service cannot give
  * a connector or a pool to.
  */
-export const undici = async (): Promise<Undici> => await (loading ??= import('./undici-api.js'))
+const undici = async (): Promise<Undici> => await (loading ??= import('./undici-api.js'))
 
 /** An undici Agent and the module it came from, made with the first request through them (see undici). */
 export class LazyAgent {

@@ -23,7 +23,7 @@ const common: Options = {
  * is reviewed code, every one of their patterns is shown linear in the input by test/core/validation.test.ts, and
  * they mean what ECMA-262's dialect, JSON Schema's, says to every client that reads them (RE2's `\s` is ASCII only).
  * RE2 copies each input to UTF-8 on every call: on one sentence, the built-in Bees' `\S` took 11 µs of a free
- * execute's 232 on RE2 and 1.6 µs on V8 (`npm run bench -- --only breakdown`, AMD EPYC host).
+ * execute's 232 on RE2 and 1.5–2.3 µs on V8 (`npm run bench -- --only breakdown`, AMD EPYC host).
  */
 const PUBLISHERS_PATTERNS: Options = { code: { regExp: re2Engine() } }
 
