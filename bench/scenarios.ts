@@ -26,7 +26,7 @@ export interface Endpoints {
   metered: string
   meteredWalletToken: string
   rawHttp: string
-  /** Bare Fastify replaying the answers rawHttp replays: the framework's own ceiling. */
+  /** Bare Fastify replaying the answers rawHttp replays (running the Bee first on an execute path): the framework's own ceiling. */
   bareFastify: string
   /** rawHttp that first runs the Bee's own function on the request's body: the execute rows' ceiling. */
   rawBee: string
@@ -117,6 +117,14 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
       baselineName: raw,
       target: null,
       service: { ...summarize, url: rawBee + SUMMARIZE_PATH },
+      baseline: { ...summarize, url: rawHttp + SUMMARIZE_PATH },
+      agreement: 'same'
+    },
+    {
+      title: 'reference: bare Fastify running the summarizer on the body it parsed, then the same answer',
+      baselineName: raw,
+      target: null,
+      service: { ...summarize, url: bareFastify + SUMMARIZE_PATH },
       baseline: { ...summarize, url: rawHttp + SUMMARIZE_PATH },
       agreement: 'same'
     },

@@ -6,20 +6,11 @@
 // dist/), the work an execute row does that the plain floor does not, with no framework, validation, ledger or log.
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { FASTIFY_KEEP_ALIVE_MS, replayable } from './replay.mjs'
+import { beeWork, FASTIFY_KEEP_ALIVE_MS, replayable } from './replay.mjs'
 
 /** @type {Record<string, import('./replay.mjs').CapturedAnswer>} */
 const captured = JSON.parse(readFileSync(process.env.RESPONSES_FILE ?? '', 'utf8'))
 
-/** The Bees' own work, by their execute path; what they return is dropped, the captured answer is what is sent. */
-async function beeWork () {
-  const { summarize } = await import('../../dist/bees/text-summarizer/summarize.js')
-  const { analyzeSentiment } = await import('../../dist/bees/sentiment-analyzer/analyze.js')
-  return new Map([
-    ['/api/bees/text-summarizer/execute', (body) => summarize(body.text)],
-    ['/api/bees/sentiment-analyzer/execute', (body) => analyzeSentiment(body.text)]
-  ])
-}
 const work = process.env.RUN_BEES === '1' ? await beeWork() : new Map()
 
 const routes = new Map(Object.entries(captured).map(([path, answer]) => [path, { ...replayable(answer), run: work.get(path) }]))
