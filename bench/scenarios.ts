@@ -145,6 +145,14 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
       agreement: 'same'
     },
     {
+      title: 'reference: bare Fastify running the sentiment analysis on the body it parsed, then the same answer',
+      baselineName: raw,
+      target: null,
+      service: { url: bareFastify + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      agreement: 'same'
+    },
+    {
       title: 'paid execute (SQLite), paid with a verification token',
       baselineName: 'the same call paid with the wallet key',
       target: 0.8,
