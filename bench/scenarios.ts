@@ -44,6 +44,9 @@ export const SUMMARIZE_PATH = '/api/bees/text-summarizer/execute'
 export const SENTIMENT_PATH = '/api/bees/sentiment-analyzer/execute'
 export const WALLET_HEADER = 'x-registry-wallet-token'
 
+/** The sentiment call of one sentence, unpaid, to a server at `base`. */
+const sentiment = (base: string): Target => ({ url: base + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY })
+
 const mcpCall = (name: string, body: string) => JSON.stringify({
   jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: JSON.parse(body) as unknown }
 })
@@ -71,7 +74,7 @@ export function postgresScenario (title: string, serviceUrl: string, walletToken
     target: 0.8,
     service: paidCall(serviceUrl, walletTokens),
     // The baseline takes its wallets in turn itself; the body is read and ignored.
-    baseline: { url: barePgUrl + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+    baseline: sentiment(barePgUrl),
     agreement: 'same'
   }
 }
@@ -133,23 +136,23 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
       baselineName: `${raw} (the answer Apiary gave)`,
       target: 0.3,
       service: paidCall(service, [walletToken]),
-      baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      baseline: sentiment(rawHttp),
       agreement: 'same'
     },
     {
       title: 'reference: raw node:http running the sentiment analysis on the body, then the same answer',
       baselineName: raw,
       target: null,
-      service: { url: rawBee + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
-      baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      service: sentiment(rawBee),
+      baseline: sentiment(rawHttp),
       agreement: 'same'
     },
     {
       title: 'reference: bare Fastify running the sentiment analysis on the body it parsed, then the same answer',
       baselineName: raw,
       target: null,
-      service: { url: bareFastify + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
-      baseline: { url: rawHttp + SENTIMENT_PATH, method: 'POST', headers: json, body: SENTIMENT_BODY },
+      service: sentiment(bareFastify),
+      baseline: sentiment(rawHttp),
       agreement: 'same'
     },
     {
