@@ -52,7 +52,9 @@ const ownFolders = {
 // Chunks are named by their content: a stale one would stay behind.
 rmSync('dist/bundle', { recursive: true, force: true })
 const result = await build({
-  entryPoints: { server: 'src/server.ts' },
+  // The write-ahead log's checkpoint thread is a file of its own, which src/core/ledger/wal-checkpoints.ts starts from
+  // next to itself.
+  entryPoints: { server: 'src/server.ts', 'wal-checkpoint-worker': 'src/core/ledger/wal-checkpoint-worker.ts' },
   bundle: true,
   // Dynamic imports become chunks loaded on demand, not code every start reads.
   splitting: true,
@@ -70,6 +72,11 @@ const result = await build({
   metafile: true,
   logLevel: 'warning'
 })
+const STARTER = 'src/core/ledger/wal-checkpoints.ts'
+const starters = Object.entries(result.metafile.outputs).filter(([, output]) => STARTER in output.inputs)
+if (starters.length !== 1 || dirname(starters[0][0]) !== 'dist/bundle') {
+  throw new Error(`${STARTER} is in ${starters.map(([file]) => file).join(', ') || 'no output'}, not next to dist/bundle/wal-checkpoint-worker.js`)
+}
 // The sentiment model is read at run time from next to the module that reads it (bees/sentiment-analyzer/analyze.ts),
 // so a JSON object never stays on the heap: copied next to the chunk that module landed in.
 const MODEL_READER = 'bees/sentiment-analyzer/analyze.ts'

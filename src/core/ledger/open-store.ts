@@ -24,6 +24,7 @@ import { sqlTokenRepository } from './tokens/sql-token-repository.js'
 import { sqlSubscriptionRepository } from './subscriptions/sql-subscription-repository.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
+import { startWalCheckpoints } from './wal-checkpoints.js'
 
 export interface StoreOptions {
   /** PostgreSQL connections per instance. */
@@ -74,7 +75,12 @@ export function sqlitePath (databaseUrl: string): string {
   return databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : databaseUrl
 }
 
-interface Connected { db: Kysely<Tables>, debit: (feeBps: number) => Debit, notifications: (schema: string | undefined) => CatalogNotifications }
+interface Connected {
+  db: Kysely<Tables>
+  debit: (feeBps: number) => Debit
+  notifications: (schema: string | undefined) => CatalogNotifications
+  close: () => Promise<void>
+}
 
 // pg is loaded only when a PostgreSQL URL asks for it: the embedded default starts lighter without it.
 async function postgres (url: string, poolSize: number): Promise<Connected> {
@@ -86,7 +92,7 @@ async function postgres (url: string, poolSize: number): Promise<Connected> {
     types: { getTypeParser: (oid: number, format?: any) => oid === 20 ? Number : pg.types.getTypeParser(oid, format) }
   })
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
-  return { db, debit: (feeBps) => postgresDebit(pool, feeBps), notifications: (schema) => postgresNotifications(url, schema ?? 'public') }
+  return { db, debit: (feeBps) => postgresDebit(pool, feeBps), notifications: (schema) => postgresNotifications(url, schema ?? 'public'), close: () => db.destroy() }
 }
 
 /**
@@ -120,6 +126,14 @@ function makeFolder (folder: string): void {
   mkdirSync(folder)
 }
 
+/** SQLite's own threshold for a checkpoint after a commit, in pages of write-ahead log. */
+const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1000
+/**
+ * The threshold while the checkpoint thread runs: 4,000 pages (16 MB of log at most, about 19 MB measured under paid
+ * load). At 1,000 this connection's own checkpoints still cost most of what the thread saves (docs/performance.md).
+ */
+const OWN_CHECKPOINT_PAGES = 4000
+
 function sqlite (path: string): Connected {
   if (path !== ':memory:') {
     const folder = dirname(path)
@@ -141,7 +155,31 @@ function sqlite (path: string): Connected {
   // measured (docs/performance.md, Memory); the pages it no longer holds are still in the OS's file cache.
   database.pragma('cache_size = -2000')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
-  return { db, debit: (feeBps) => sqliteDebit(db, database, feeBps), notifications: () => noNotifications }
+  // An in-memory database has no write-ahead log.
+  const checkpoints = path === ':memory:' ? null : checkpointElsewhere(database, path)
+  return {
+    db,
+    debit: (feeBps) => sqliteDebit(db, database, feeBps),
+    notifications: () => noNotifications,
+    // The thread's connection first: the last connection to close checkpoints what is left and removes the log.
+    close: async () => {
+      await checkpoints?.stop()
+      await db.destroy()
+    }
+  }
+}
+
+/**
+ * The write-ahead log's checkpoints on a thread of their own (wal-checkpoints.ts). This connection still checkpoints
+ * once the log passes OWN_CHECKPOINT_PAGES: by then the thread has copied most of it, so what is left is short, and only
+ * a checkpoint by the connection that writes lets the log start over instead of growing while calls keep coming. If
+ * the thread ends, SQLite's default comes back.
+ */
+function checkpointElsewhere (database: Database.Database, path: string) {
+  database.pragma(`wal_autocheckpoint = ${OWN_CHECKPOINT_PAGES}`)
+  return startWalCheckpoints(path, () => {
+    if (database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`)
+  })
 }
 
 /**
@@ -150,7 +188,7 @@ function sqlite (path: string): Connected {
  */
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<Ledger> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
-  const { db, debit, notifications } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
+  const { db, debit, notifications, close } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
   // schema on the same PostgreSQL database (a second deployment, a parallel test) cannot hide them.
   const migrationTableSchema = dialect === 'postgres'
@@ -158,7 +196,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     : undefined
   const { error } = await new Migrator({ db, provider: migrationsFor(dialect), migrationTableSchema }).migrateToLatest()
   if (error !== undefined) {
-    await db.destroy()
+    await close()
     throw error
   }
   const box = secretBox(databaseUrl, dialect, options)
@@ -179,6 +217,6 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     health: sqlHealthRepository(db, dialect),
     oauth: sqlOAuthRepository(db),
     async ping () { await sql`SELECT 1`.execute(db) },
-    close: () => db.destroy()
+    close
   }
 }

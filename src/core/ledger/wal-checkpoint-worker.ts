@@ -1,0 +1,27 @@
+// The worker thread of wal-checkpoints.ts: its own connection to the ledger's file, checkpointing the write-ahead log
+// on a timer so that the copy into the database file and its fsync never run on the event loop.
+import { parentPort, workerData } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+
+/** What wal-checkpoints.ts hands the worker. */
+export interface CheckpointWorkerData { path: string, intervalMs: number }
+
+const { path, intervalMs } = workerData as CheckpointWorkerData
+const database = new Database(path)
+// The syncs a checkpoint makes follow the connection that runs it: the same as the service's own connection.
+database.pragma('synchronous = NORMAL')
+// A checkpoint copies frames from the log to the file without the page cache: this connection needs almost none.
+database.pragma('cache_size = -256')
+// PASSIVE copies what no reader still needs and never waits for a lock, so the service's connection is never held up.
+// While calls keep coming the next pass starts at once; when none are left to copy, after intervalMs.
+let timer: NodeJS.Timeout
+function pass () {
+  const [{ log, checkpointed }] = database.pragma('wal_checkpoint(PASSIVE)') as [{ log: number, checkpointed: number }]
+  timer = setTimeout(pass, log > checkpointed ? 0 : intervalMs)
+}
+timer = setTimeout(pass, intervalMs)
+parentPort?.once('message', () => {
+  clearTimeout(timer)
+  database.close()
+  parentPort?.close()
+})

@@ -1,0 +1,57 @@
+import Database from 'better-sqlite3'
+import { copyFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from 'tap'
+import { openStore } from '../../../src/core/ledger/open-store.js'
+import { hashSecret } from '../../../src/core/ledger/secrets.js'
+import { startWalCheckpoints } from '../../../src/core/ledger/wal-checkpoints.js'
+import { issuedWallet, sqliteBackend } from '../../databases.js'
+
+/** Holds in the database file by itself: what checkpoints have copied out of the write-ahead log, and nothing else. */
+function holdsInFileAlone (file: string, folder: string): number {
+  const copy = join(folder, `alone-${Math.random()}.db`)
+  copyFileSync(file, copy)
+  const database = new Database(copy, { readonly: true })
+  try {
+    // Before the first checkpoint even the schema is only in the log.
+    const table = database.prepare("SELECT name FROM sqlite_master WHERE name = 'holds'").get()
+    return table === undefined ? 0 : (database.prepare('SELECT count(*) AS n FROM holds').get() as { n: number }).n
+  } finally {
+    database.close()
+  }
+}
+
+test('on a SQLite file, a thread of its own checkpoints the write-ahead log, and closing the store leaves no log behind', async (t) => {
+  const backend = sqliteBackend()
+  t.teardown(backend.drop)
+  const store = await openStore(backend.url)
+  const { token } = await issuedWallet(store, 1_000_000)
+  const holds = await Promise.all(Array.from({ length: 50 }, (_, i) => store.holds.place({
+    tokenHash: hashSecret(token), micros: 10, currency: 'USD', beeId: 'b', requestId: `r-${i}`, claim: null, expiresInSeconds: 120
+  })))
+  t.ok(holds.every((hold) => hold.ok), 'the holds were placed')
+  t.ok(existsSync(`${backend.url}-wal`), 'the ledger writes through a write-ahead log')
+  // Far below the service connection's own threshold (4,000 pages): only the thread copies these pages to the file.
+  let copied = 0
+  for (let wait = 0; wait < 100 && copied < 50; wait++) {
+    await sleep(50)
+    copied = holdsInFileAlone(backend.url, join(backend.url, '..'))
+  }
+  t.equal(copied, 50, 'the database file alone holds every hold: a checkpoint ran while the service did nothing')
+  await store.close()
+  // Only the last connection to close removes the log: the thread's closed first.
+  t.notOk(existsSync(`${backend.url}-wal`), 'no write-ahead log is left')
+})
+
+test('a checkpoint thread that cannot open its file reports it, so the service connection checkpoints again itself', async (t) => {
+  const backend = sqliteBackend()
+  t.teardown(backend.drop)
+  // The thread does not keep a process alive: this test's timer does, until the thread has reported.
+  const alive = setInterval(() => {}, 1000)
+  const ended = await new Promise<Error | undefined>((resolve) => {
+    startWalCheckpoints(join(backend.url, 'no-such-folder', 'ledger.db'), resolve)
+  })
+  clearInterval(alive)
+  t.match(ended, { message: /cannot open database/i })
+})
