@@ -5,6 +5,17 @@ import type { CheckpointWorkerData } from './wal-checkpoint-worker.js'
 /** How long the thread waits to look again when the log had nothing left to copy. */
 const INTERVAL_MS = 100
 
+/**
+ * The thread's file sits next to this one: `.js` in dist/ and the bundle, `.ts` when the tests load the sources through
+ * tsx. A worker's entry gets no loader hooks on Node 20 (a `--import` in its execArgv is not run), so from the sources
+ * the thread registers tsx's own before it imports the file.
+ */
+function checkpointThread (workerData: CheckpointWorkerData): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url), { workerData })
+  const source = new URL('./wal-checkpoint-worker.ts', import.meta.url).href
+  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}) })`, { eval: true, workerData })
+}
+
 export interface WalCheckpoints { stop (): Promise<void> }
 
 /**
@@ -16,7 +27,7 @@ export interface WalCheckpoints { stop (): Promise<void> }
  */
 export function startWalCheckpoints (path: string, onEnded: (error?: Error) => void): WalCheckpoints {
   const workerData: CheckpointWorkerData = { path, intervalMs: INTERVAL_MS }
-  const worker = new Worker(new URL('./wal-checkpoint-worker.js', import.meta.url), { workerData })
+  const worker = checkpointThread(workerData)
   let ended = false
   // A thread that fails or ends unasked must not end the process: the caller takes the checkpoints back, once.
   const end = (error?: Error) => {
