@@ -65,7 +65,7 @@ export const LIMIT_PASSES = [
 export const paidPricing = { type: 'pay-per-use', costPerCall: PAID_PRICE }
 
 /**
- * Starts src/server.ts on the backend as its own process, the way it runs in production, with Open-Meteo
+ * Starts the bundle on the backend as its own process, the way it runs in production, with Open-Meteo
  * and the publishers' Bee faked on 127.0.0.1 (allowed by EGRESS_ALLOWLIST), and sets up the actors.
  */
 export async function startTarget (backend: Backend, env: Record<string, string> = {}): Promise<Target> {

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { test } from 'tap'
+import { serverArgs } from '../server-process.js'
 
 test('a spawned server refuses a mistyped DATABASE_URL: exit 1, the variable named, no SQLite file made', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'apiary-cwd-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   for (const url of ['Postgres://apiary@db.internal:5432/apiary', 'mysql://x@y/z']) {
-    const child = spawn(process.execPath, [...process.execArgv, resolve('src/server.ts')], {
+    const child = spawn(process.execPath, serverArgs('bundle'), {
       cwd: dir,
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: url },
       stdio: ['ignore', 'ignore', 'pipe']

@@ -5,11 +5,11 @@ import Database from 'better-sqlite3'
 import { test } from 'tap'
 import { openStore } from '../../src/core/ledger/open-store.js'
 import { sqliteBackend } from '../databases.js'
-import { startServer } from '../server-process.js'
+import { serverArgs, startServer } from '../server-process.js'
 
-/** Runs src/server.ts as `npm start` would, and resolves with its exit code once it ends by itself. */
+/** Runs the bundle as `npm start` would, and resolves with its exit code once it ends by itself. */
 async function exitCodeOf (env: Record<string, string>): Promise<number | null> {
-  const child = spawn(process.execPath, [...process.execArgv, 'src/server.ts'], {
+  const child = spawn(process.execPath, serverArgs('bundle'), {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'fatal', ...env },
     stdio: 'ignore'
   })

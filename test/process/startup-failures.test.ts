@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
-import { resolve } from 'node:path'
 import { test, type Test } from 'tap'
 import { SECRETS_KEY } from '../helper.js'
+import { serverArgs } from '../server-process.js'
 
 interface Failed { code: number | null, stdout: string, stderr: string, ms: number }
 
-/** Starts src/server.ts as `npm start` would and waits for it to exit (killed after 60 s: a hang is a failure too). */
+/** Starts the bundle as `npm start` would and waits for it to exit (killed after 60 s: a hang is a failure too). */
 async function start (env: Record<string, string>): Promise<Failed> {
   const started = Date.now()
-  const child = spawn(process.execPath, [...process.execArgv, resolve('src/server.ts')], {
+  const child = spawn(process.execPath, serverArgs('bundle'), {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', SECRETS_KEY, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })

@@ -67,7 +67,7 @@ test('a Client ID Metadata Document on https: fetched through the egress guard, 
   t.teardown(() => rmSync(directory, { recursive: true, force: true }))
   const caFile = join(directory, 'ca.pem')
   writeFileSync(caFile, documents.cert)
-  const service = await startServer({ DATABASE_URL: ':memory:', EGRESS_ALLOWLIST: '127.0.0.1', NODE_EXTRA_CA_CERTS: caFile })
+  const service = await startServer({ DATABASE_URL: ':memory:', EGRESS_ALLOWLIST: '127.0.0.1', NODE_EXTRA_CA_CERTS: caFile }, 'sources')
   t.teardown(() => service.stop())
   const base = service.url
   const created = await fetch(`${base}/api/wallets`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ balance: 1 }) })
