@@ -4,13 +4,15 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { test } from 'tap'
 import { startFakeOpenMeteo } from '../fake-open-meteo.js'
-import { adminHeaders, build, createWallet } from '../helper.js'
+import { adminHeaders, build, createWallet, sharedApp } from '../helper.js'
 import { beeBody, publish, publishingSetup } from '../publishing-helper.js'
 
+// The tests that only read the default app's document share one.
+const defaultApp = sharedApp()
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string }
 
 test('the OpenAPI document is valid OpenAPI 3.0.3, version 1.0.0', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const response = await app.inject('/openapi/openapi.json')
   t.equal(response.statusCode, 200)
   const document = response.json()
@@ -25,7 +27,7 @@ test('the OpenAPI document is valid OpenAPI 3.0.3, version 1.0.0', async (t) => 
 })
 
 test('each built-in Bee has its own execute path with its exact schemas', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const document = (await app.inject('/openapi/openapi.json')).json()
   const { bees } = (await app.inject('/api/bees')).json<{ bees: Array<Record<string, any>> }>()
   for (const bee of bees) {
@@ -44,7 +46,7 @@ test('each built-in Bee has its own execute path with its exact schemas', async 
 })
 
 test('the document describes discovery, detail, the generic execute path and nullable fields the 3.0 way', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const document = (await app.inject('/openapi/openapi.json')).json()
   t.ok(document.paths['/api/bees'].get)
   t.ok(document.paths['/api/bees/{id}'].get.responses['404'])
@@ -58,14 +60,14 @@ test('the document describes discovery, detail, the generic execute path and nul
 })
 
 test('Swagger UI is served at /docs', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const response = await app.inject('/docs/')
   t.equal(response.statusCode, 200)
   t.match(response.headers['content-type'], /text\/html/)
 })
 
 test('execute 200s declare the headers the service sends, so an agent can read its cost and balance', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const doc = (await app.inject('/openapi/openapi.json')).json()
   const headersOf = (id: string) => Object.keys(doc.paths[`/api/bees/${id}/execute`].post.responses['200'].headers)
   const paid = headersOf('sentiment-analyzer')
@@ -84,7 +86,7 @@ test('execute 200s declare the headers the service sends, so an agent can read i
 
 for (const [label, env] of [['by default', {}], ['with /metrics on a token', { METRICS_TOKEN: 'metrics-token-0123456789' }]] as const) {
   test(`Redocly's recommended rules find no error and no warning in the document (${label})`, async (t) => {
-    const app = await build(t, { env })
+    const app = await (label === 'by default' ? defaultApp() : build(t, { env }))
     const source = (await app.inject('/openapi/openapi.json')).body
     const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) })
     t.same(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`), [])
@@ -92,7 +94,7 @@ for (const [label, env] of [['by default', {}], ['with /metrics on a token', { M
 }
 
 test('the server is relative unless PUBLIC_BASE_URL names it, and the license is the package\'s', async (t) => {
-  const relative = (await (await build(t)).inject('/openapi/openapi.json')).json()
+  const relative = (await (await defaultApp()).inject('/openapi/openapi.json')).json()
   t.same(relative.servers.map((server: { url: string }) => server.url), ['/'])
   t.equal(relative.info.license.name, packageJson.license)
   const app = await build(t, { env: { PUBLIC_BASE_URL: 'https://apiary.example.com/v1/' } })
@@ -102,7 +104,7 @@ test('the server is relative unless PUBLIC_BASE_URL names it, and the license is
 })
 
 test('every public operation says so with an empty security requirement', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const document = (await app.inject('/openapi/openapi.json')).json()
   for (const path of ['/health', '/ready', '/api/bees', '/api/bees/{id}', '/api/bees/{id}.md', '/llms.txt', '/llms-full.txt', '/.well-known/agent-card.json']) {
     t.same(document.paths[path].get.security, [], path)
@@ -113,7 +115,7 @@ test('every public operation says so with an empty security requirement', async 
 })
 
 test('no description holds an angle-bracket placeholder, which Swagger UI would read as HTML', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const descriptions: string[] = []
   const collect = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(collect)
@@ -153,7 +155,7 @@ test('the document is sent br or gzip as the client accepts, with a weak ETag th
 })
 
 test('shared shapes and refusals appear once, and the document stays small', async (t) => {
-  const app = await build(t)
+  const app = await defaultApp()
   const document = (await app.inject('/openapi/openapi.json')).body
   // The budget grows with the API, not with repetition: bytes per operation (the three built-in Bees' schemas included,
   // and an example on every response: about 240 bytes an operation, shared shapes' examples given once).
