@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# Node 26 is the current LTS (Node 20 reached its end of life on 2026-04-30); CI runs the fast suite on it (.ci/lts-test).
+# Node 26 is the current LTS (Node 20 reached its end of life on 2026-04-30); CI runs on it the tests of what differs
+# between runtimes (.ci/lts-files, .ci/lts-test).
 # Build: compile TypeScript, bundle the server into one file (scripts/bundle.mjs) and build the native modules (SQLite
 # driver, RE2), then keep production dependencies only: the bundle leaves native and lazily loaded packages in node_modules.
 FROM node:26-trixie-slim AS build
