@@ -30,7 +30,8 @@ export default fp(async (fastify) => {
     // With several instances a Bee's limit holds only if they count together.
     beeLimiter: redis === null ? new MemoryBeeLimiter() : new RedisBeeLimiter(redis, `${config.REDIS_KEY_PREFIX}bee-calls:`),
     metrics: fastify.metrics,
-    health: fastify.beeHealth.recorder
+    health: fastify.beeHealth.recorder,
+    store: fastify.storeHealth
   }))
   fastify.decorateRequest('execution', null)
 }, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402', 'redis', 'metrics', 'wallet-tokens', 'bee-health'] })

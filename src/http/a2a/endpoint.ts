@@ -88,7 +88,9 @@ export class A2aEndpoint {
     const call = readCall(params, context)
     if (!call.ok) return { error: call.error }
     const outcome = await this.#options.execute(call.request)
-    const currency = (await this.#options.registry.lookup(call.request.beeId))?.record.pricing.currency ?? ''
+    // Looked up after a call that succeeded, which loaded it: no second read (a refusal names no price, and the
+    // ledger may be what refused it).
+    const currency = outcome.ok ? (await this.#options.registry.lookup(call.request.beeId))?.record.pricing.currency ?? '' : ''
     return taskOf(outcome, call.contextId, currency)
   }
 }

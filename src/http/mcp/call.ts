@@ -78,9 +78,16 @@ export function toCallResult (beeId: string, currency: string, outcome: Executio
  */
 export async function callTool (options: McpOptions, context: CallContext, params: CallToolRequestParams, era: Era): Promise<CallToolResult> {
   const { registry, board, search, listing, execute } = options
-  if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
-  const outcome = await execute(executionRequest(params, context))
-  // Looked up after the call, which loaded it: no second read.
-  const currency = (await registry.lookup(params.name))?.record.pricing.currency ?? ''
-  return toCallResult(params.name, currency, outcome, era)
+  try {
+    if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
+    const outcome = await execute(executionRequest(params, context))
+    // Looked up after a call that succeeded, which loaded it: no second read.
+    const currency = outcome.ok ? (await registry.lookup(params.name))?.record.pricing.currency ?? '' : ''
+    return toCallResult(params.name, currency, outcome, era)
+  } catch (error) {
+    // The ledger away (find_bees searches it) is a tool error the model can act on: retry later, as for any other 503.
+    const refused = options.storeRefusal(error)
+    if (refused === null) throw error
+    return fromApiError(params.name, refused, era)
+  }
 }
