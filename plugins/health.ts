@@ -7,7 +7,13 @@ import { STORE_RETRY_AFTER_SECONDS } from '../src/core/store-health.js'
 import { NO_HOST, refusal } from '../src/http/refusals.js'
 import { SERVED_UNDER_PRESSURE } from './load-shedding.js'
 
-const Status = Type.Object({ status: Type.String({ description: 'ok when alive, ready when serving.' }) })
+const Status = Type.Object({
+  status: Type.String({ description: 'ok when alive, ready when serving.' }),
+  degraded: Type.Optional(Type.Array(Type.String(), {
+    description: 'What is down while the instance still serves: "redis" (calls go through without the shared rate limits). ' +
+      'Absent when nothing is.'
+  }))
+})
 
 /**
  * Liveness for the orchestrator's restart decision, answered as soon as the port is open; readiness for the load
@@ -64,7 +70,8 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       throw new ApiError(503, 'NOT_READY', 'The ledger database does not answer; try another instance.')
     }
     if (down !== null) return await storeDown(reply, down)
-    return { status: 'ready' }
+    // Redis down is the same for every instance on it: taken out of rotation for it, they would all be.
+    return fastify.redisOutage?.down === true ? { status: 'ready', degraded: ['redis'] } : { status: 'ready' }
   })
 }
 
