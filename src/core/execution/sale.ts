@@ -151,7 +151,7 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
     honey,
     body,
     replayed: false,
-    charge: hold === null ? null : { micros: hold.micros, balanceMicros: hold.balanceMicros },
+    charge: hold === null ? null : { micros: hold.micros, currency: bee.record.pricing.currency, balanceMicros: hold.balanceMicros },
     payment
   }
 }
