@@ -1,5 +1,5 @@
 import type { LogFn } from 'pino'
-import { type ApiError, RetryLaterError } from './errors.js'
+import { RetryLaterError } from './errors.js'
 import { storeFaultOf, type StoreFaultCode } from './ledger/store-faults.js'
 import type { Logger } from './logger.js'
 import { Outage } from './outage.js'
@@ -11,7 +11,7 @@ const RETRY = `Retry in ${STORE_RETRY_AFTER_SECONDS} s (Retry-After), with the s
   'before the failure replays its answer, and a hold left unsettled is released (HOLD_TIMEOUT_SECONDS).'
 
 /** The 503 a call gets while the ledger database is down or full. */
-export function storeRefusal (code: StoreFaultCode): ApiError {
+export function storeRefusal (code: StoreFaultCode): RetryLaterError {
   return code === 'STORE_FULL'
     ? new RetryLaterError(503, 'STORE_FULL', `The ledger database's disk is full, so this call could not be recorded. ${RETRY}`, STORE_RETRY_AFTER_SECONDS)
     : new RetryLaterError(503, 'STORE_UNAVAILABLE', `The ledger database cannot be reached, so this call could not be completed. ${RETRY}`, STORE_RETRY_AFTER_SECONDS)
@@ -61,7 +61,7 @@ export class StoreHealth {
   }
 
   /** The 503 for a call that failed on the database, counted; null when the failure is not the database's. */
-  refusal (error: unknown): ApiError | null {
+  refusal (error: unknown): RetryLaterError | null {
     const code = this.#count(error, 'refusedCalls')
     return code === null ? null : storeRefusal(code)
   }

@@ -58,6 +58,9 @@ test('PostgreSQL away and back: every door says STORE_UNAVAILABLE meanwhile, /re
   const wallet = await createWallet(app, 10)
   const price = app.config.PRICE_SENTIMENT_ANALYZER
   t.match(await everyDoor(app, wallet.token), { http: { status: 200 }, mcp: { isError: false }, a2a: { state: 'TASK_STATE_COMPLETED' } })
+  // An MCP client registering with the OAuth server (its signing key read, and kept, on the way).
+  const client = { redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', client_name: 'Fault test' }
+  t.equal((await app.inject({ method: 'POST', url: '/oauth/register', payload: client })).statusCode, 201)
 
   await proxy.cut()
   // Each door in its own shape: HTTP's 503 with Retry-After, MCP's tool error, A2A's failed task; each names the code.
@@ -68,6 +71,9 @@ test('PostgreSQL away and back: every door says STORE_UNAVAILABLE meanwhile, /re
       a2a: { status: 200, state: 'TASK_STATE_FAILED', code: 'STORE_UNAVAILABLE' }
     }, `round ${round + 1}: every door says the ledger is away`)
   }
+  const registered = await app.inject({ method: 'POST', url: '/oauth/register', payload: client })
+  t.match([registered.statusCode, registered.headers['retry-after'], registered.json()], [503, '1', { error: 'temporarily_unavailable', error_description: /ledger database/ }],
+    'the OAuth server says it in OAuth\'s words, not 500 server_error')
   const holder = await app.inject({ url: '/api/wallet', headers: { 'x-registry-wallet-token': wallet.token } })
   t.match([holder.statusCode, holder.json()], [503, { code: 'STORE_UNAVAILABLE' }], 'and so does a route that only reads it')
   const ready = await app.inject('/ready')
