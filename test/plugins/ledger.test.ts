@@ -5,19 +5,10 @@ import { postgresBackend, postgresSkip, runSql } from '../databases.js'
 import { PAID_BEE, PAID_INPUT } from '../doors.js'
 import { balanceOf, build, createWallet, execute } from '../helper.js'
 import { startTcpProxy } from '../tcp-proxy.js'
+import { within } from '../within.js'
 
 interface LogLine { level: number, msg: string, err?: { stack?: string }, [field: string]: unknown }
 const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as LogLine)
-
-/** Waits until `check` holds, up to `ms`; returns how long it took, or null when it never did. */
-async function within (ms: number, check: () => Promise<boolean>): Promise<number | null> {
-  const started = Date.now()
-  while (Date.now() - started < ms) {
-    if (await check()) return Date.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return null
-}
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
 

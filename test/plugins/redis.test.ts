@@ -4,20 +4,11 @@ import { test } from 'tap'
 import { PAID_BEE, PAID_INPUT } from '../doors.js'
 import { build, createWallet, execute } from '../helper.js'
 import { startTcpProxy } from '../tcp-proxy.js'
+import { within } from '../within.js'
 
 const redisSkip = process.env.TEST_REDIS_URL === undefined || process.env.TEST_REDIS_URL === ''
   ? 'TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379)'
   : false
-
-/** Waits until `check` holds, up to `ms`; returns how long it took, or null when it never did. */
-async function within (ms: number, check: () => Promise<boolean>): Promise<number | null> {
-  const started = Date.now()
-  while (Date.now() - started < ms) {
-    if (await check()) return Date.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return null
-}
 
 interface LogLine { level: number, msg: string, err?: { stack?: string }, [field: string]: unknown }
 

@@ -1,6 +1,6 @@
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { openStore } from '../../../src/core/ledger/open-store.js'
-import { PgBossQueue } from '../../../src/core/preparations/queue/pg-boss-queue.js'
+import { PgBossQueue, type PgBossQueueOptions } from '../../../src/core/preparations/queue/pg-boss-queue.js'
 import { PreparationWorker, type Prepare } from '../../../src/core/preparations/worker.js'
 import { postgresBackend, postgresSkip, runSql } from '../../databases.js'
 import { FILES as files, queuedPreparation, SILENT as silent } from './preparation-fixture.js'
@@ -74,42 +74,47 @@ test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run ex
     t.match(flaky, { status: 'completed', attempts: 2, error: null })
   })
 
+/** One instance: its ledger, and a pg-boss queue of one worker whose runs all succeed, recorded in `runs`; closed with the test. */
+async function oneInstance (t: Test, url: string, options: Pick<PgBossQueueOptions, 'resendSeconds' | 'log' | 'onConnectionLost'>) {
+  const ledger = await openStore(url)
+  const runs: string[] = []
+  const worker = new PreparationWorker({
+    repository: ledger.preparations,
+    prepare: async (preparation) => {
+      runs.push(preparation.id)
+      return { ok: true, files }
+    },
+    leaseSeconds: 30,
+    maxAttempts: 3,
+    retryDelaySeconds: 1,
+    preparerEmail: 'preparer@example.com',
+    log: silent
+  })
+  const queue = new PgBossQueue(worker, {
+    connectionString: url,
+    schema: undefined,
+    concurrency: 1,
+    pollSeconds: 0.5,
+    maxAttempts: 3,
+    retryDelaySeconds: 1,
+    expireInSeconds: 60,
+    repository: ledger.preparations,
+    ...options
+  })
+  t.teardown(async () => {
+    await queue.stop()
+    await ledger.close()
+  })
+  return { ledger, queue, runs }
+}
+
 test('a record saved by a process that died before sending its job is found and run, once, by a running instance',
   { skip: postgresSkip }, async (t) => {
     const database = await postgresBackend()
     t.teardown(database.drop)
-    const ledger = await openStore(database.url)
-    const runs: string[] = []
-    const worker = new PreparationWorker({
-      repository: ledger.preparations,
-      prepare: async (preparation) => {
-        runs.push(preparation.id)
-        return { ok: true, files }
-      },
-      leaseSeconds: 30,
-      maxAttempts: 3,
-      retryDelaySeconds: 1,
-      preparerEmail: 'preparer@example.com',
-      log: silent
-    })
     const warnings: unknown[] = []
     const log = { ...silent, warn: (fields: unknown) => { warnings.push(fields) } }
-    const queue = new PgBossQueue(worker, {
-      connectionString: database.url,
-      schema: undefined,
-      concurrency: 1,
-      pollSeconds: 0.5,
-      maxAttempts: 3,
-      retryDelaySeconds: 1,
-      expireInSeconds: 60,
-      resendSeconds: 1,
-      repository: ledger.preparations,
-      log: log as typeof silent
-    })
-    t.teardown(async () => {
-      await queue.stop()
-      await ledger.close()
-    })
+    const { ledger, queue, runs } = await oneInstance(t, database.url, { resendSeconds: 1, log: log as typeof silent })
     // Saved, and its process died before the job was sent: no job names it.
     const stranded = queuedPreparation('stranded')
     await ledger.preparations.insert(stranded)
@@ -140,38 +145,12 @@ test('the server ends every connection of pg-boss and the ledger: the queue live
     const name = `apiary-test-${Math.random().toString(16).slice(2, 10)}`
     const url = new URL(database.url)
     url.searchParams.set('application_name', name)
-    const ledger = await openStore(url.toString())
-    const runs: string[] = []
-    const worker = new PreparationWorker({
-      repository: ledger.preparations,
-      prepare: async (preparation) => {
-        runs.push(preparation.id)
-        return { ok: true, files }
-      },
-      leaseSeconds: 30,
-      maxAttempts: 3,
-      retryDelaySeconds: 1,
-      preparerEmail: 'preparer@example.com',
-      log: silent
-    })
     const errors: unknown[] = []
     const lost: Error[] = []
-    const queue = new PgBossQueue(worker, {
-      connectionString: url.toString(),
-      schema: undefined,
-      concurrency: 1,
-      pollSeconds: 0.5,
-      maxAttempts: 3,
-      retryDelaySeconds: 1,
-      expireInSeconds: 60,
+    const { ledger, queue, runs } = await oneInstance(t, url.toString(), {
       resendSeconds: 60,
-      repository: ledger.preparations,
       log: { ...silent, error: (fields: unknown) => { errors.push(fields) } } as typeof silent,
       onConnectionLost: (error) => { lost.push(error) }
-    })
-    t.teardown(async () => {
-      await queue.stop()
-      await ledger.close()
     })
     await queue.start()
     // pg-boss's own connections carry the URL's application_name too.

@@ -8,18 +8,9 @@ import { build } from '../../helper.js'
 import { postgresBackend, postgresSkip, runSql, sqliteBackend } from '../../databases.js'
 import { startFakeBee } from '../../fake-bee.js'
 import { beeBody, createPublisher, publish } from '../../publishing-helper.js'
+import { within } from '../../within.js'
 
 type App = Awaited<ReturnType<typeof build>>
-
-/** Waits until `check` holds, up to `ms`; returns how long it took, or null when it never did. */
-async function within (ms: number, check: () => Promise<boolean>): Promise<number | null> {
-  const started = Date.now()
-  while (Date.now() - started < ms) {
-    if (await check()) return Date.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return await check() ? Date.now() - started : null
-}
 
 /** Two instances on one database (with a fake upstream for their Bees), and a publisher made on the first. */
 async function twoInstances (t: Parameters<typeof build>[0], databaseUrl: string, syncMs: string) {
