@@ -39,8 +39,8 @@ export class StoreHealth {
   readonly #outage: Outage
   readonly #options: StoreHealthOptions
   #fault: StoreFaultCode | null = null
-  /** The failures met while the database is being asked; null while it is not. */
-  #suspected: { error: unknown, counts: Counts } | null = null
+  /** The failures met while the database is being asked whether it is down; null while it is not. */
+  #suspected: Counts | null = null
 
   constructor (options: StoreHealthOptions) {
     this.#options = options
@@ -127,21 +127,20 @@ export class StoreHealth {
       return code
     }
     if (this.#suspected !== null) {
-      this.#suspected.counts[what] = (this.#suspected.counts[what] ?? 0) + 1
+      this.#suspected[what] = (this.#suspected[what] ?? 0) + 1
       return code
     }
-    const suspected = { error, counts: { [what]: 1 } }
+    const suspected: Counts = { [what]: 1 }
     this.#suspected = suspected
     this.#options.probe(code === 'STORE_FULL').then(() => {
-      this.#options.log.warn({ reason: (error as Error).message, ...suspected.counts },
+      this.#options.log.warn({ reason: (error as Error).message, ...suspected },
         'ledger database failed, and answers again (a connection it closed is opened again as needed)')
     }, (probeError: unknown) => {
       // The probe's own failure says what is wrong now (the server refusing connections), where the first was a symptom.
       const now = storeFaultOf(probeError)
       this.#fault = now ?? code
-      const [first, ...others] = Object.entries(suspected.counts)
-      this.#outage.failed(now === null ? error : probeError, ...(first ?? ['failures', 1]))
-      for (const [counted, count] of others) this.#outage.failed(error, counted, count)
+      const cause = now === null ? error : probeError
+      for (const [counted, count] of Object.entries(suspected)) this.#outage.failed(cause, counted, count)
     }).finally(() => { this.#suspected = null })
     return code
   }
