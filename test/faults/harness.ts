@@ -116,11 +116,11 @@ export interface Seen {
  * calls: a 503, a 409 (the same key still running elsewhere) or no answer at all is retried with the same key until it
  * is answered, so every call that was charged ends with its answer in the caller's hands, first or replayed.
  */
-export function startLoad (url: string, token: string, callers = 10) {
+export function startLoad (t: Test, url: string, token: string, callers = 10) {
   const agent = new Agent({ connections: callers, keepAliveTimeout: 10_000, headersTimeout: 2000, bodyTimeout: 2000 })
   const seen: Seen = { statuses: new Map(), codes: new Map(), answered: new Set(), successes: [] }
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
-  const state = { stopping: false, aborted: false }
+  const state = { stopping: false, aborted: false, closed: false }
   let made = 0
   const one = async (key: string, deadline: number) => {
     while (Date.now() < deadline && !state.aborted) {
@@ -151,6 +151,15 @@ export function startLoad (url: string, token: string, callers = 10) {
   const callersDone = Array.from({ length: callers }, async (_, caller) => {
     while (!state.stopping) await one(`c${caller}-${made++}`, Date.now() + 60_000)
   })
+  const abort = async () => {
+    if (state.aborted || state.closed) return
+    state.stopping = true
+    state.aborted = true
+    await agent.destroy()
+    await Promise.all(callersDone)
+  }
+  // A case that fails half-way must not leave its callers calling.
+  t.teardown(abort)
   return {
     seen,
     /** Stops sending new calls; resolves once every call sent has been answered 200 or given up after 60 s. */
@@ -158,15 +167,11 @@ export function startLoad (url: string, token: string, callers = 10) {
       state.stopping = true
       await Promise.all(callersDone)
       await agent.close()
+      state.closed = true
       return seen
     },
     /** Stops at once, the calls under way given up: for a service that is gone. */
-    async abort (): Promise<void> {
-      state.stopping = true
-      state.aborted = true
-      await agent.destroy()
-      await Promise.all(callersDone)
-    }
+    abort
   }
 }
 

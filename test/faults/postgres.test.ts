@@ -39,7 +39,7 @@ async function finish (t: Test, { url, service, wallet }: Awaited<ReturnType<typ
 
 test('PostgreSQL restarted under load', { skip }, async (t) => {
   const setup = await onPostgres(t)
-  const load = startLoad(setup.service.url, setup.wallet.token)
+  const load = startLoad(t, setup.service.url, setup.wallet.token)
   await moreAnswers(load.seen, 200)
   const tookMs = await restartPostgres(t)
   t.comment(`pg_ctlcluster restart took ${tookMs} ms`)
@@ -53,7 +53,7 @@ test('PostgreSQL restarted under load', { skip }, async (t) => {
 test('PostgreSQL stopped for 10 s', { skip }, async (t) => {
   const setup = await onPostgres(t)
   const { service } = setup
-  const load = startLoad(service.url, setup.wallet.token)
+  const load = startLoad(t, service.url, setup.wallet.token)
   await moreAnswers(load.seen, 200)
   await stopPostgres(t)
   await sleep(2000)
@@ -75,7 +75,7 @@ test('PostgreSQL stopped for 10 s', { skip }, async (t) => {
 
 test('pg_terminate_backend on every connection of the service, three times under load', { skip }, async (t) => {
   const setup = await onPostgres(t)
-  const load = startLoad(setup.service.url, setup.wallet.token)
+  const load = startLoad(t, setup.service.url, setup.wallet.token)
   await moreAnswers(load.seen, 200)
   for (let round = 0; round < 3; round++) {
     const ended = await terminateConnections(setup.name)

@@ -15,7 +15,7 @@ test('Redis shut down and started again under load', { skip: faultSkip() || redi
   const database = join(folder, 'apiary.db')
   const service = await startService(t, { DATABASE_URL: database, REDIS_URL: process.env.TEST_REDIS_URL as string, REDIS_KEY_PREFIX: prefix })
   const wallet = await createWallet(service.url, 1000)
-  const load = startLoad(service.url, wallet.token)
+  const load = startLoad(t, service.url, wallet.token)
   await moreAnswers(load.seen, 200)
   t.ok(await redisKeys(prefix) > 0, 'the callers are counted in Redis')
 

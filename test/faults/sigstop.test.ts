@@ -11,7 +11,7 @@ test('SIGSTOP for 5 s under load, then SIGCONT', { skip: faultSkip() }, async (t
   const database = join(folder, 'apiary.db')
   const service = await startService(t, { DATABASE_URL: database })
   const wallet = await createWallet(service.url, 1000)
-  const load = startLoad(service.url, wallet.token)
+  const load = startLoad(t, service.url, wallet.token)
   await moreAnswers(load.seen, 200)
   service.child.kill('SIGSTOP')
   await sleep(5000)
