@@ -22,7 +22,9 @@ declare module 'fastify' {
  * discovery serves them from memory without a query.
  */
 export default fp(async (fastify) => {
-  const { config, ledger, log } = fastify
+  const { config, ledger } = fastify
+  // Its failures while the database is away count toward the ledger's outage, logged there once.
+  const log = fastify.storeHealth.logger(fastify.log)
   const recorder = new HealthRecorder()
   const board = new HealthBoard(config.HEALTH_WINDOW_MINUTES)
   const sync = new HealthSync({ recorder, board, store: ledger.health, log })

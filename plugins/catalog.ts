@@ -31,7 +31,9 @@ export default fp(async (fastify) => {
   const { config, registry, ledger } = fastify
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
-  const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: fastify.log })
+  // Its failures while the database is away count toward the ledger's outage, logged there once.
+  const log = fastify.storeHealth.logger(fastify.log)
+  const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log, onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) } })
   fastify.decorate('catalog', { egress, refresh: (own) => sync.refresh(own), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
 
   fastify.addHook('onReady', async () => {
@@ -40,8 +42,9 @@ export default fp(async (fastify) => {
     await sync.listen()
     await sync.refresh()
   })
+  // The listener opens its connection again by itself when it loses it (CatalogSync.listen).
   const poll = setInterval(() => {
-    sync.listen().then(() => sync.refresh()).catch((error: unknown) => fastify.log.warn({ err: error }, 'catalog sync failed'))
+    sync.refresh().catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
   }, config.CATALOG_SYNC_MS)
   poll.unref()
   fastify.addHook('onClose', async () => {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
-import { ApiError, errorBody, RateLimitedError, validationFailed } from '../src/core/errors.js'
+import { ApiError, errorBody, RetryLaterError, validationFailed } from '../src/core/errors.js'
 import { PaymentRequiredError } from '../src/core/execution/payment.js'
 import { PAYMENT_REQUIRED_HEADER } from '../src/core/x402/schemas.js'
 import { loggedUrl } from './access-log.js'
@@ -49,14 +49,17 @@ function send (reply: FastifyReply, status: number, code: string, message: strin
   return reply.code(status).send(errorBody(status, code, message, extra))
 }
 
-function handleError (this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+function handleError (this: unknown, thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // The ledger database unreachable or full is a 503 to retry, counted toward its outage (logged there, once).
+  const error = thrown instanceof ApiError ? thrown : request.server.storeHealth?.refusal(thrown) ?? thrown
   if (error instanceof ApiError) {
-    if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    // A refusal to retry later (the store away, a rate limit) is the service working as it should: not a fault to log.
+    if (error.statusCode >= 500 && !(error instanceof RetryLaterError)) request.log.error({ err: error }, 'request failed')
     // x402's HTTP transport: the offer travels in PAYMENT-REQUIRED, next to the spec's 402 body.
     if (error instanceof PaymentRequiredError && error.offer !== null && request.server.x402 !== null) {
       reply.header(PAYMENT_REQUIRED_HEADER, request.server.x402.encodeRequired(error.offer))
     }
-    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
+    if (error instanceof RetryLaterError) reply.header('retry-after', String(error.retryAfterSeconds))
     return send(reply, error.statusCode, error.code, error.message, error.extra)
   }
   if (error.validation !== undefined) {

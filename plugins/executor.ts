@@ -28,9 +28,10 @@ export default fp(async (fastify) => {
       tokens: fastify.walletTokens.signer
     },
     // With several instances a Bee's limit holds only if they count together.
-    beeLimiter: redis === null ? new MemoryBeeLimiter() : new RedisBeeLimiter(redis, `${config.REDIS_KEY_PREFIX}bee-calls:`),
+    beeLimiter: redis === null ? new MemoryBeeLimiter() : new RedisBeeLimiter(redis, `${config.REDIS_KEY_PREFIX}bee-calls:`, fastify.redisOutage),
     metrics: fastify.metrics,
-    health: fastify.beeHealth.recorder
+    health: fastify.beeHealth.recorder,
+    store: fastify.storeHealth
   }))
   fastify.decorateRequest('execution', null)
 }, { name: 'executor', dependencies: ['config', 'ledger', 'registry', 'x402', 'redis', 'metrics', 'wallet-tokens', 'bee-health'] })

@@ -1,16 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { FastifyReply } from 'fastify'
 import { ApiError, errorBody } from '../src/core/errors.js'
+import type { StoreFaultCode } from '../src/core/ledger/store-faults.js'
+import { STORE_RETRY_AFTER_SECONDS } from '../src/core/store-health.js'
 import { NO_HOST, refusal } from '../src/http/refusals.js'
 import { SERVED_UNDER_PRESSURE } from './load-shedding.js'
 
-const Status = Type.Object({ status: Type.String({ description: 'ok when alive, ready when serving.' }) })
+const Status = Type.Object({
+  status: Type.String({ description: 'ok when alive, ready when serving.' }),
+  degraded: Type.Optional(Type.Array(Type.String(), {
+    description: 'What is down while the instance still serves: "redis" (calls go through without the shared rate limits). ' +
+      'Absent when nothing is.'
+  }))
+})
 
 /**
  * Liveness for the orchestrator's restart decision, answered as soon as the port is open; readiness for the load
  * balancer's routing, once the models that load after listening are in (plugins/warm-up.ts).
  */
+/** Sent, not thrown: the outage is logged once (src/core/store-health.ts), not at every probe of the load balancer. */
+async function storeDown (reply: FastifyReply, code: StoreFaultCode) {
+  return await reply.code(503).header('retry-after', STORE_RETRY_AFTER_SECONDS).send(errorBody(503, code, code === 'STORE_FULL'
+    ? 'The ledger database\'s disk is full: this instance cannot record calls. Route to another until space is freed.'
+    : 'The ledger database cannot be reached: this instance cannot serve calls. Route to another until it is back.'))
+}
+
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { storeHealth } = fastify
   fastify.get('/health', {
     schema: { tags: ['operations'], operationId: 'health', summary: 'Liveness', security: [], response: { 200: Status, 400: NO_HOST } },
     // Probes are never limited or shed: a refused probe would take a live instance out of service (/ready says when to route around it).
@@ -27,8 +44,8 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: Status,
         400: NO_HOST,
-        503: refusal('The Bees\' models are still loading after start-up or the ledger database does not answer (NOT_READY; ' +
-          'Retry-After), or the instance is shedding load (OVERLOADED).', ['NOT_READY', 'OVERLOADED'])
+        503: refusal('The Bees\' models are still loading after start-up (NOT_READY; Retry-After), or the instance is shedding ' +
+          'load (OVERLOADED).', ['NOT_READY', 'OVERLOADED'])
       }
     },
     config: { rateLimit: false, ...SERVED_UNDER_PRESSURE },
@@ -44,13 +61,17 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       reply.header('retry-after', fastify.config.PRESSURE_RETRY_AFTER_SECONDS)
       throw new ApiError(503, 'OVERLOADED', 'This instance is shedding load (event-loop delay or memory over its limit); route to another.')
     }
+    // Asked now (with a write while it is full): a probe that answers ends an outage at once.
+    let down
     try {
-      await fastify.ledger.ping()
+      down = await storeHealth.check()
     } catch (error) {
       request.log.error({ err: error }, 'ledger ping failed')
       throw new ApiError(503, 'NOT_READY', 'The ledger database does not answer; try another instance.')
     }
-    return { status: 'ready' }
+    if (down !== null) return await storeDown(reply, down)
+    // Redis down is the same for every instance on it: taken out of rotation for it, they would all be.
+    return fastify.redisOutage?.down === true ? { status: 'ready', degraded: ['redis'] } : { status: 'ready' }
   })
 }
 

@@ -9,7 +9,9 @@ const SWEEP_BATCH = 500
  * hold voided once.
  */
 export default fp(async (fastify) => {
-  const { ledger, config, log } = fastify
+  const { ledger, config } = fastify
+  // Its failures while the database is away count toward the ledger's outage, logged there once: the next sweep catches up.
+  const log = fastify.storeHealth.logger(fastify.log)
   let running: Promise<void> | null = null
   const sweep = async () => {
     try {

@@ -53,8 +53,9 @@ export default fp(async (fastify) => {
     else released.then(() => { done(null, payload) }, done)
   })
 
+  const log = fastify.storeHealth.logger(fastify.log)
   const purge = setInterval(() => {
-    ledger.idempotency.purgeExpired().catch((error: unknown) => fastify.log.warn({ err: error }, 'idempotency purge failed'))
+    ledger.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'idempotency purge failed'))
   }, PURGE_EVERY_MS)
   purge.unref()
   fastify.addHook('onClose', async () => { clearInterval(purge) })

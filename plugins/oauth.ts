@@ -20,6 +20,7 @@ export default fp(async (fastify) => {
     categoryOf: async (beeId) => (await registry.lookup(beeId))?.record.category,
     fetch: guardedFetch(new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))),
     accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
-    refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 24 * 3600
+    refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_DAYS * 24 * 3600,
+    storeRefusal: (error) => fastify.storeHealth.refusal(error)
   }))
 }, { name: 'oauth', dependencies: ['config', 'ledger', 'registry', 'wallet-tokens'] })

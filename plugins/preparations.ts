@@ -32,13 +32,16 @@ declare module 'fastify' {
  */
 export default fp(async (fastify) => {
   const { config, ledger, executor, catalog } = fastify
+  // Their failures while the database is away (a claim, a heartbeat, pg-boss's polls) count toward the ledger's outage,
+  // logged there once; every one is retried in its own time (a poll, a job's retry).
+  const log = fastify.storeHealth.logger(fastify.log)
   const fetcher = new SiteFetcher(catalog.egress, `ApiaryPreparer/1.0 (+mailto:${config.PREPARER_EMAIL})`, config.PREPARATION_PAGE_TIMEOUT_MS)
   const worker = new PreparationWorker({
     repository: ledger.preparations,
     prepare: lazyPreparer({
       fetcher,
       executor,
-      log: fastify.log,
+      log,
       limits: {
         maxPages: config.PREPARATION_MAX_PAGES,
         pageMaxBytes: config.PREPARATION_PAGE_MAX_BYTES,
@@ -50,7 +53,7 @@ export default fp(async (fastify) => {
     maxAttempts: config.PREPARATION_MAX_ATTEMPTS,
     retryDelaySeconds: config.PREPARATION_RETRY_DELAY_SECONDS,
     preparerEmail: config.PREPARER_EMAIL,
-    log: fastify.log,
+    log,
     ...(fastify.metrics === null ? {} : { onRunEnded: fastify.metrics.preparationRan.bind(fastify.metrics) })
   })
   // pg-boss (and pg) load only for PostgreSQL, as the ledger's driver does.
@@ -66,9 +69,10 @@ export default fp(async (fastify) => {
       expireInSeconds: Math.ceil(config.PREPARATION_TOTAL_TIMEOUT_MS / 1000) + 300,
       resendSeconds: config.PREPARATION_RESEND_SECONDS,
       repository: ledger.preparations,
-      log: fastify.log
+      log,
+      onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) }
     })
-    : new DatabaseQueue(worker, { concurrency: config.PREPARATION_CONCURRENCY, pollMs: config.PREPARATION_POLL_MS, log: fastify.log })
+    : new DatabaseQueue(worker, { concurrency: config.PREPARATION_CONCURRENCY, pollMs: config.PREPARATION_POLL_MS, log })
   fastify.decorate('preparationQueue', queue)
   fastify.addHook('onReady', async () => { await queue.start() })
   fastify.addHook('onClose', async () => {

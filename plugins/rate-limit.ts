@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import fp from 'fastify-plugin'
 import { RateLimitedError } from '../src/core/errors.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
+import { storeFaultOf } from '../src/core/ledger/store-faults.js'
 import { bearerOf } from '../src/http/bearer.js'
 import { isVerificationToken } from '../src/core/tokens/shape.js'
 import { rateLimitedResponse } from '../src/http/rate-limited-response.js'
@@ -85,8 +86,8 @@ export default fp(async (fastify) => {
     try {
       caller = await identify(request)
     } catch (error) {
-      // The ledger is down: the route will say so; meanwhile the caller counts as its address.
-      request.log.warn({ err: error }, 'rate limit: credential lookup failed, counting the client address')
+      // The ledger is down: the route will say so (and its outage is logged once); meanwhile the caller counts as its address.
+      request.log[storeFaultOf(error) === null ? 'warn' : 'debug']({ err: error }, 'rate limit: credential lookup failed, counting the client address')
       caller = ['anonymous', addressOf(request.ip)]
     }
     classes.set(request, caller[0])

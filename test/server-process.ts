@@ -14,11 +14,11 @@ import { freePort } from './free-port.js'
  */
 export type ServerEntry = 'bundle' | 'sources'
 
-const BUNDLE = resolve('dist/bundle/server.js')
+export const BUNDLE = resolve('dist/bundle/server.js')
 const BUILT_FROM = ['src', 'plugins', 'bees']
 
-/** The newest file the bundle is built from, when it is newer than the bundle (or there is no bundle). */
-function newerSource (): string | null {
+/** A file the bundle is built from that is newer than the bundle (or 'no bundle'); null when the bundle is current. */
+export function newerSource (): string | null {
   if (!existsSync(BUNDLE)) return 'no bundle'
   const built = statSync(BUNDLE).mtimeMs
   for (const folder of BUILT_FROM) {

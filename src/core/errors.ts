@@ -21,14 +21,22 @@ export class ApiError extends Error {
   }
 }
 
-/** A 429: the body says when to retry (`retryAfter`, seconds), and HTTP says it in Retry-After too. */
-export class RateLimitedError extends ApiError {
+/** A refusal to retry later: HTTP says when in Retry-After (seconds). */
+export class RetryLaterError extends ApiError {
   readonly retryAfterSeconds: number
 
-  constructor (code: string, message: string, retryAfterSeconds: number) {
-    super(429, code, message, { retryAfter: retryAfterSeconds })
-    this.name = 'RateLimitedError'
+  constructor (statusCode: number, code: string, message: string, retryAfterSeconds: number, extra?: Record<string, unknown>) {
+    super(statusCode, code, message, extra)
+    this.name = 'RetryLaterError'
     this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+/** A 429: the body says when to retry (`retryAfter`, seconds), and HTTP says it in Retry-After too. */
+export class RateLimitedError extends RetryLaterError {
+  constructor (code: string, message: string, retryAfterSeconds: number) {
+    super(429, code, message, retryAfterSeconds, { retryAfter: retryAfterSeconds })
+    this.name = 'RateLimitedError'
   }
 }
 

@@ -50,13 +50,13 @@ function sourceFiles (dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name))
 }
 
-/** The codes the source can answer with: each ApiError, publishing's refusals (400), 402s, and Fastify's errors as renamed. */
+/** The codes the source can answer with: each ApiError (and RetryLaterError), publishing's refusals (400), 402s, and Fastify's errors as renamed. */
 function codesInSource (): Map<string, Set<string>> {
   const codes = new Map<string, Set<string>>()
   const add = (code: string, status: string) => codes.set(code, (codes.get(code) ?? new Set()).add(status))
   for (const file of [...sourceFiles('src'), ...sourceFiles('plugins'), ...sourceFiles('bees')]) {
     const text = readFileSync(file, 'utf8')
-    for (const match of text.matchAll(/new ApiError\(\s*([^,]+?),\s*'([A-Z0-9_]+)'/g)) add(match[2] as string, /^\d{3}$/.test(match[1] as string) ? match[1] as string : 'any')
+    for (const match of text.matchAll(/new (?:ApiError|RetryLaterError)\(\s*([^,]+?),\s*'([A-Z0-9_]+)'/g)) add(match[2] as string, /^\d{3}$/.test(match[1] as string) ? match[1] as string : 'any')
     for (const match of text.matchAll(/\brefused\('([A-Z0-9_]+)'/g)) add(match[1] as string, '400')
     for (const match of text.matchAll(/paymentRequired\([^']*'([A-Z0-9_]+)'/g)) add(match[1] as string, '402')
     for (const match of text.matchAll(/new RateLimitedError\('([A-Z0-9_]+)'/g)) add(match[1] as string, '429')

@@ -82,6 +82,8 @@ export interface HoneySerializer {
 /** What a call cost: absent for free Bees and idempotent replays. */
 export interface Charge {
   micros: number
+  /** The currency of the price and the balance. */
+  currency: string
   /** The wallet's available balance after the call. */
   balanceMicros: number
 }

@@ -5,6 +5,7 @@ import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../id
 import type { Ledger } from '../ledger/ledger.js'
 import type { BeeLimiter } from '../limits/bee-limiter.js'
 import type { Registry } from '../registry.js'
+import type { StoreHealth } from '../store-health.js'
 import { admit, validateInput, type Admission } from './admission.js'
 import { limitBeeCalls } from './bee-limit.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, HoneySerializer, Step } from './execution.js'
@@ -24,6 +25,8 @@ export interface ExecutorOptions {
   metrics: ExecutionMetrics | null
   /** Counts each run for the Bee's health figures (what it says about the Bee; see verdictOf). */
   health: HealthRecorder
+  /** Turns the ledger database's failures into 503s, counted toward its outage. */
+  store: StoreHealth
 }
 
 const refusedPayment = (step: Step) => !step.ok && step.error.statusCode === 402
@@ -125,10 +128,33 @@ export class Executor {
    * Nothing to free (no key was claimed, or the sale completed it): undefined, without a promise.
    */
   release (execution: Execution): Promise<void> | undefined {
-    return execution.claim === null ? undefined : releaseKey(this.#options.ledger, execution)
+    return execution.claim === null ? undefined : this.#release(execution)
   }
 
+  /**
+   * A key that cannot be freed (the database away) stays claimed until its lease ends, and its retry is told
+   * IDEMPOTENCY_IN_FLIGHT until then: the call's own answer stands either way.
+   */
+  async #release (execution: Execution): Promise<void> {
+    try {
+      await releaseKey(this.#options.ledger, execution)
+    } catch (error) {
+      if (!this.#options.store.absorbed(error)) execution.log.error({ err: error }, 'could not free the Idempotency-Key')
+    }
+  }
+
+  /** The whole pipeline for doors that hand over a call at once; the ledger database away is a 503 outcome, not a throw. */
   async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
+    try {
+      return await this.#execute(request)
+    } catch (error) {
+      const refused = this.#options.store.refusal(error)
+      if (refused === null) throw error
+      return { ok: false, error: refused }
+    }
+  }
+
+  async #execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
     const admitting = this.admit({
       bee: request.beeId,
       walletToken: request.walletToken,

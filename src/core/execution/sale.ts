@@ -2,6 +2,7 @@ import type { SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
 import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
+import { storeFaultOf } from '../ledger/store-faults.js'
 import type { RegisteredBee } from '../registry.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, ExecutionOutcome, Honey, HoneySerializer, Included, X402Call } from './execution.js'
@@ -92,7 +93,9 @@ async function giveBack (ledger: Ledger, execution: Execution, included: Include
   try {
     await ledger.subscriptions.giveBack(included.callId)
   } catch (error) {
-    execution.log.error({ err: error, subscriptionId: included.subscriptionId, callId: included.callId }, 'give-back of an included call failed')
+    // With the database away, its outage is logged once (store-health.ts), not with every call it fails.
+    execution.log[storeFaultOf(error) === null ? 'error' : 'debug']({ err: error, subscriptionId: included.subscriptionId, callId: included.callId },
+      'give-back of an included call failed')
   }
 }
 
@@ -100,8 +103,8 @@ async function voidHold (ledger: Ledger, execution: Execution, holdId: number): 
   try {
     await ledger.holds.void(holdId, execution.requestId)
   } catch (error) {
-    // The hold stays pending: the sweeper voids it once it expires.
-    execution.log.error({ err: error, holdId }, 'void failed')
+    // The hold stays pending: the sweeper voids it once it expires. With the database away, as for give-backs.
+    execution.log[storeFaultOf(error) === null ? 'error' : 'debug']({ err: error, holdId }, 'void failed')
   }
 }
 
@@ -148,7 +151,7 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
     honey,
     body,
     replayed: false,
-    charge: hold === null ? null : { micros: hold.micros, balanceMicros: hold.balanceMicros },
+    charge: hold === null ? null : { micros: hold.micros, currency: bee.record.pricing.currency, balanceMicros: hold.balanceMicros },
     payment
   }
 }

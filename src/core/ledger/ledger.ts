@@ -40,6 +40,10 @@ export interface Ledger {
   readonly health: HealthRepository
   /** The OAuth authorization server's clients, grants, codes and refresh tokens. */
   readonly oauth: OAuthRepository
-  ping (): Promise<void>
+  /**
+   * Resolves once the database answers (PostgreSQL: on a new connection); with `write`, once it takes a write too (a
+   * full disk still answers reads).
+   */
+  ping (options?: { write?: boolean }): Promise<void>
   close (): Promise<void>
 }

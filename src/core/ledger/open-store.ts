@@ -14,6 +14,7 @@ import { sqliteDebit } from './holds/sqlite-debit.js'
 import { sqlIdempotencyRepository } from './idempotency/sql-idempotency-repository.js'
 import { sqlJournalRepository } from './journal/sql-journal-repository.js'
 import { sqlOAuthRepository } from './oauth/sql-oauth-repository.js'
+import type { Logger } from '../logger.js'
 import type { Ledger } from './ledger.js'
 import { migrationsFor, type Dialect } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
@@ -35,6 +36,13 @@ export interface StoreOptions {
   previousSecretsKeys?: string[]
   /** PLATFORM_FEE_BPS: the operator's share of each sale of a published Bee, in basis points (default 0). */
   platformFeeBps?: number
+  /**
+   * PostgreSQL closed a pooled connection nobody was using (a restart, a terminated session, an idle timeout): the pool
+   * has dropped it and opens another when one is needed. Unset, it is ignored.
+   */
+  onConnectionLost?: (error: Error) => void
+  /** Where the store reports what goes wrong in the background (the WAL checkpoint thread); unset, nowhere. */
+  log?: Logger
 }
 
 /**
@@ -79,20 +87,53 @@ interface Connected {
   db: Kysely<Tables>
   debit: (feeBps: number) => Debit
   notifications: (schema: string | undefined) => CatalogNotifications
+  /** Resolves once the database answers; with `write`, once it takes a write. */
+  ping: (write: boolean) => Promise<void>
   close: () => Promise<void>
 }
 
+/** The application_name of the service's connections, unless DATABASE_URL sets one: how an operator finds them in pg_stat_activity. */
+export const APPLICATION_NAME = 'apiary'
+/** How long a query waits for a pooled connection (a new one included) before it fails as the database unreachable. */
+const CONNECT_TIMEOUT_MS = 10_000
+
 // pg is loaded only when a PostgreSQL URL asks for it: the embedded default starts lighter without it.
-async function postgres (url: string, poolSize: number): Promise<Connected> {
+async function postgres (url: string, poolSize: number, onConnectionLost: (error: Error) => void): Promise<Connected> {
   const { default: pg } = await import('pg')
   const pool = new pg.Pool({
     connectionString: url,
+    // The URL's own application_name wins over this one (pg reads the connection string last).
+    application_name: APPLICATION_NAME,
     max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // bigint (OID 20) holds micro-units; every value we store is a safe integer.
     types: { getTypeParser: (oid: number, format?: any) => oid === 20 ? Number : pg.types.getTypeParser(oid, format) }
   })
+  // An idle connection the server closed is dropped by the pool, which re-emits its error: unheard, that error would
+  // end the process. A connection in use that breaks emits its error on the client too, with no listener of the
+  // pool's while it is checked out: its query fails (the caller sees that), and the pool drops it when it comes back.
+  pool.on('error', onConnectionLost)
+  pool.on('connect', (client) => { client.on('error', () => {}) })
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
-  return { db, debit: (feeBps) => postgresDebit(pool, feeBps), notifications: (schema) => postgresNotifications(url, schema ?? 'public'), close: () => db.destroy() }
+  return {
+    db,
+    debit: (feeBps) => postgresDebit(pool, feeBps),
+    notifications: (schema) => postgresNotifications(url, schema ?? 'public'),
+    // On a connection of its own: whether the server takes connections and answers, not whether a pooled one the
+    // server has just ended is still there (the pool drops those by itself). A full disk on PostgreSQL mostly stops the
+    // server itself (it cannot write its WAL): answering is the test, writes or not.
+    ping: async () => {
+      const client = new pg.Client({ connectionString: url, application_name: APPLICATION_NAME, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+      client.on('error', () => {})
+      try {
+        await client.connect()
+        await client.query('SELECT 1')
+      } finally {
+        await client.end().catch(() => {})
+      }
+    },
+    close: () => db.destroy()
+  }
 }
 
 /**
@@ -134,7 +175,7 @@ const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1000
  */
 const OWN_CHECKPOINT_PAGES = 4000
 
-function sqlite (path: string): Connected {
+function sqlite (path: string, log: Logger | undefined): Connected {
   if (path !== ':memory:') {
     const folder = dirname(path)
     try {
@@ -156,14 +197,32 @@ function sqlite (path: string): Connected {
   database.pragma('cache_size = -2000')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
   // An in-memory database has no write-ahead log.
-  const checkpoints = path === ':memory:' ? null : checkpointElsewhere(database, path)
+  const checkpoints = path === ':memory:' ? null : checkpointElsewhere(database, path, log)
   return {
     db,
     debit: (feeBps) => sqliteDebit(db, database, feeBps),
     notifications: () => noNotifications,
-    // The thread's connection first: the last connection to close checkpoints what is left and removes the log.
+    ping: async (write) => {
+      if (!write) {
+        await sql`SELECT 1`.execute(db)
+        return
+      }
+      // The smallest write there is: the header's user_version, set to what it is, committed through the log. It fails
+      // with SQLITE_FULL while the log cannot grow. Holding Kysely's connection, so it never lands in a transaction of its.
+      await db.connection().execute(async () => {
+        const version = Number(database.pragma('user_version', { simple: true }))
+        database.transaction(() => database.pragma(`user_version = ${version}`)).immediate()
+      })
+    },
+    // The thread's connection first: the last connection to close checkpoints what is left and removes the log. That
+    // checkpoint is SQLite's own and says nothing when it fails; this one says why the log stays (a disk still full).
     close: async () => {
       await checkpoints?.stop()
+      if (checkpoints !== null) {
+        await db.connection().execute(async () => { database.pragma('wal_checkpoint(TRUNCATE)') }).catch((error: unknown) => {
+          log?.warn({ reason: (error as Error).message }, 'the write-ahead log could not be checkpointed at close: it stays next to the database, which applies it when next opened')
+        })
+      }
       await db.destroy()
     }
   }
@@ -175,11 +234,13 @@ function sqlite (path: string): Connected {
  * a checkpoint by the connection that writes lets the log start over instead of growing while calls keep coming. If
  * the thread ends, SQLite's default comes back.
  */
-function checkpointElsewhere (database: Database.Database, path: string) {
+function checkpointElsewhere (database: Database.Database, path: string, log: Logger | undefined) {
   database.pragma(`wal_autocheckpoint = ${OWN_CHECKPOINT_PAGES}`)
-  return startWalCheckpoints(path, () => {
-    if (database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`)
-  })
+  return startWalCheckpoints(path, (error) => {
+    if (!database.open) return
+    database.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`)
+    log?.warn({ err: error }, `the WAL checkpoint thread ended: the service's connection checkpoints every ${SQLITE_DEFAULT_CHECKPOINT_PAGES} pages itself from now on`)
+  }, log)
 }
 
 /**
@@ -188,7 +249,9 @@ function checkpointElsewhere (database: Database.Database, path: string) {
  */
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<Ledger> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
-  const { db, debit, notifications, close } = dialect === 'postgres' ? await postgres(databaseUrl, options.poolSize ?? 10) : sqlite(sqlitePath(databaseUrl))
+  const { db, debit, notifications, ping, close } = dialect === 'postgres'
+    ? await postgres(databaseUrl, options.poolSize ?? 10, options.onConnectionLost ?? (() => {}))
+    : sqlite(sqlitePath(databaseUrl), options.log)
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
   // schema on the same PostgreSQL database (a second deployment, a parallel test) cannot hide them.
   const migrationTableSchema = dialect === 'postgres'
@@ -216,7 +279,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     signingKeys: sqlSigningKeyRepository(db, box),
     health: sqlHealthRepository(db, dialect),
     oauth: sqlOAuthRepository(db),
-    async ping () { await sql`SELECT 1`.execute(db) },
+    ping: async (options) => { await ping(options?.write === true) },
     close
   }
 }

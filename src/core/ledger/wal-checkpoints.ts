@@ -1,9 +1,14 @@
 import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
-import type { CheckpointWorkerData } from './wal-checkpoint-worker.js'
+import type { Logger } from '../logger.js'
+import type { CheckpointNews, CheckpointWorkerData } from './wal-checkpoint-worker.js'
 
 /** How long the thread waits to look again when the log had nothing left to copy. */
 const INTERVAL_MS = 100
+/** How long the thread waits before it tries again after a checkpoint failed. */
+const RETRY_MS = 1000
+/** How long stop() waits for the thread to close its connection before it ends the thread. */
+const STOP_TIMEOUT_MS = 2000
 
 /**
  * The thread's file sits next to this one: `.js` in dist/ and the bundle, `.ts` when the tests load the sources through
@@ -24,11 +29,14 @@ export interface WalCheckpoints { stop (): Promise<void> }
  * that took 10-15 ms every few hundred paid calls, during which no request moved (docs/performance.md). SQLite's
  * documentation suggests, for such applications, checkpointing from a thread of its own: this starts that thread. The
  * caller raises its own connection's threshold (open-store.ts) and lowers it back if the thread ends unasked (onEnded).
+ * A checkpoint that fails (a full disk) is retried by the thread, and said in the log once when they start failing and
+ * once when they work again.
  */
-export function startWalCheckpoints (path: string, onEnded: (error?: Error) => void): WalCheckpoints {
-  const workerData: CheckpointWorkerData = { path, intervalMs: INTERVAL_MS }
+export function startWalCheckpoints (path: string, onEnded: (error?: Error) => void, log?: Logger): WalCheckpoints {
+  const workerData: CheckpointWorkerData = { path, intervalMs: INTERVAL_MS, retryMs: RETRY_MS }
   const worker = checkpointThread(workerData)
   let ended = false
+  let exited = false
   // A thread that fails or ends unasked must not end the process: the caller takes the checkpoints back, once.
   const end = (error?: Error) => {
     if (ended) return
@@ -36,16 +44,35 @@ export function startWalCheckpoints (path: string, onEnded: (error?: Error) => v
     onEnded(error)
   }
   worker.on('error', end)
-  worker.on('exit', () => { end() })
+  worker.on('exit', () => {
+    exited = true
+    end()
+  })
+  worker.on('message', (news: CheckpointNews) => {
+    if ('failing' in news) {
+      log?.warn({ reason: news.failing.message, code: news.failing.code, retryEverySeconds: RETRY_MS / 1000 }, 'WAL checkpoints failing; retrying')
+    } else {
+      log?.info({ failures: news.resumed.failures }, 'WAL checkpoints work again')
+    }
+  })
   worker.unref()
   return {
     async stop () {
       ended = true
+      // A thread that has already ended has nothing to close: waiting for its exit would wait forever.
+      if (exited) return
       // Held until the thread has closed its connection, or a process with nothing else left would exit first.
       worker.ref()
-      const exited = once(worker, 'exit')
+      // An 'error' instead ends the thread as well.
+      const exit = once(worker, 'exit').then(() => true, () => true)
       worker.postMessage('stop')
-      await exited
+      let timer: NodeJS.Timeout | undefined
+      const stopped = await Promise.race([exit, new Promise<false>((resolve) => { timer = setTimeout(resolve, STOP_TIMEOUT_MS, false) })])
+      clearTimeout(timer)
+      if (!stopped) {
+        log?.warn({ waitedMs: STOP_TIMEOUT_MS }, 'WAL checkpoint thread did not stop; ending it')
+        await worker.terminate()
+      }
     }
   }
 }

@@ -8,6 +8,10 @@ export type WriteTransaction = <T>(work: (trx: Kysely<Tables>) => Promise<T>) =>
  * A transaction that writes from its start. On SQLite, BEGIN IMMEDIATE takes the write lock first:
  * a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
  * connection (a second process: the wallet CLI) writes in between, instead of waiting its turn.
+ *
+ * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM); the
+ * ROLLBACK after them then fails with "no transaction is active". Its documentation asks for the ROLLBACK all the same
+ * and says that failure does no harm: the error that is thrown is the one that failed the work, never the rollback's.
  */
 export function writeTransaction (db: Kysely<Tables>, dialect: Dialect): WriteTransaction {
   if (dialect === 'postgres') return async (work) => await db.transaction().execute(work)
@@ -18,7 +22,7 @@ export function writeTransaction (db: Kysely<Tables>, dialect: Dialect): WriteTr
       await sql`COMMIT`.execute(connection)
       return result
     } catch (error) {
-      await sql`ROLLBACK`.execute(connection)
+      await sql`ROLLBACK`.execute(connection).catch(() => {})
       throw error
     }
   })

@@ -1,6 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto'
 import type Provider from 'oidc-provider'
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
+import type { RetryLaterError } from '../errors.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { SigningKeyring } from '../tokens/keyring.js'
 import type { CategoryOf } from '../tokens/mint.js'
@@ -53,6 +54,8 @@ export interface OAuthServerOptions {
   fetch: (url: string | URL, init: RequestInit) => Promise<Response>
   accessTokenTtlSeconds: number
   refreshTokenTtlSeconds: number
+  /** The 503 for a failure that is the ledger database being away or full (StoreHealth.refusal); null for any other. */
+  storeRefusal: (error: unknown) => RetryLaterError | null
 }
 
 /** One issuer's authorization server, built for the keyring's current signing key. */
@@ -196,6 +199,17 @@ export class OAuthServer {
       }
     }
     const provider = new ProviderClass(issuer, configuration)
+    // The ledger away is 503 temporarily_unavailable with Retry-After (RFC 6749's error for it), in the shape the
+    // endpoint answers (JSON, or renderError's text), not oidc-provider's 500 server_error. Told after the error body
+    // is set and before it is sent.
+    provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) => {
+      const refused = options.storeRefusal(error)
+      if (refused === null) return
+      const out = { error: 'temporarily_unavailable', error_description: refused.message }
+      ctx.status = 503
+      ctx.set('retry-after', String(refused.retryAfterSeconds))
+      ctx.body = typeof ctx.body === 'string' ? `${out.error}: ${out.error_description}\n` : out
+    })
     // Apiary runs behind a gateway (trustProxy): the issuer's scheme and host come from it.
     provider.proxy = true
     const mac = (purpose: string, text: string) => createHmac('sha256', macKey).update(`${purpose}\0${text}`).digest('base64url')

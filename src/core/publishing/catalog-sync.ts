@@ -16,7 +16,13 @@ export interface CatalogSyncOptions {
   store: CatalogRepository
   proxy: RemoteBeeProxy
   log: Logger
+  /** The listener's connection was closed by the database (a restart, a terminated session); unset, it is logged. */
+  onConnectionLost?: (error: Error) => void
 }
+
+/** The first wait before listening again after the listener's connection failed, doubled at each failure up to the longest. */
+const FIRST_RELISTEN_MS = 100
+const LONGEST_RELISTEN_MS = 5000
 
 /**
  * Keeps the registry in line with the catalog in the database, without ever reading the whole of it. Published
@@ -36,8 +42,11 @@ export class CatalogSync {
   #nextNeeds = -1
   /** Stops listening for other instances' notifications; null while not listening. */
   #unlisten: (() => Promise<void>) | null = null
-  /** The listener's connection being opened; a poll that comes meanwhile waits for it rather than open another. */
+  /** The listener's connection being opened; a caller that comes meanwhile waits for it rather than open another. */
   #connecting: Promise<void> | null = null
+  /** The next attempt to listen again, after a failure; undefined while none is due. */
+  #relisten: NodeJS.Timeout | undefined
+  #relistenMs = FIRST_RELISTEN_MS
   #closed = false
 
   constructor (options: CatalogSyncOptions) {
@@ -82,24 +91,29 @@ export class CatalogSync {
   }
 
   /**
-   * Listens for changes made by other instances, when the database can tell; a connection lost is
-   * reported once and listened again by the next `listen()` (each poll), the poll serving meanwhile.
+   * Listens for changes made by other instances, when the database can tell. A connection that fails or is lost is
+   * opened again by itself, after 100 ms, doubling to at most 5 s while it fails (the poll serves meanwhile), and the
+   * registry then catches up on what it missed.
    */
   async listen (): Promise<void> {
     if (this.#unlisten !== null || this.#closed) return
-    // A connection slower than the poll would otherwise be opened again by the next poll, and the first one,
-    // overwritten, would never be closed.
+    // A connection slower than a second call would otherwise be opened twice, and the first one, overwritten, never closed.
     this.#connecting ??= this.#connect().finally(() => { this.#connecting = null })
     await this.#connecting
   }
 
   async #connect (): Promise<void> {
-    const { store, log } = this.#options
+    const { store, log, onConnectionLost } = this.#options
+    let lost = false
     const dropped = (error: Error) => {
-      log.warn({ err: error }, 'catalog notifications lost; polling until they are back')
+      if (lost) return
+      lost = true
+      if (onConnectionLost === undefined) log.warn({ err: error }, 'catalog notifications lost; polling until they are back')
+      else onConnectionLost(error)
       const unlisten = this.#unlisten
       this.#unlisten = null
       unlisten?.().catch(() => {})
+      this.#listenLater()
     }
     try {
       const unlisten = await store.watch((version) => {
@@ -109,16 +123,30 @@ export class CatalogSync {
           this.#syncUpTo(version ?? Infinity).catch((error: unknown) => log.warn({ err: error }, 'catalog sync failed'))
         })
       }, dropped)
-      // Closed while connecting (a poll's listen racing the app's close): the connection would outlive the app.
+      // Closed while connecting (a listen racing the app's close): the connection would outlive the app.
       if (this.#closed) await unlisten()
       else this.#unlisten = unlisten
+      this.#relistenMs = FIRST_RELISTEN_MS
     } catch (error) {
-      log.warn({ err: error }, 'catalog notifications unavailable; polling')
+      log.warn({ err: error }, 'catalog notifications unavailable; polling until they are back')
+      this.#listenLater()
     }
+  }
+
+  #listenLater (): void {
+    if (this.#closed || this.#relisten !== undefined) return
+    this.#relisten = setTimeout(() => {
+      this.#relisten = undefined
+      // What changed while nobody listened is read once listening again; a failure is the next attempt's to report.
+      this.listen().then(async () => { if (this.#unlisten !== null) await this.refresh() }).catch(() => {})
+    }, this.#relistenMs)
+    this.#relisten.unref()
+    this.#relistenMs = Math.min(this.#relistenMs * 2, LONGEST_RELISTEN_MS)
   }
 
   async close (): Promise<void> {
     this.#closed = true
+    clearTimeout(this.#relisten)
     // A connection being opened is closed by #connect once it is open: wait for that, so none outlives the close.
     await this.#connecting
     const unlisten = this.#unlisten

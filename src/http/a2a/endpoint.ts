@@ -1,5 +1,4 @@
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
-import type { Registry } from '../../core/registry.js'
 import { protocolError, RpcCode, type RpcError } from './errors.js'
 import { failure, readEnvelope, success } from './json-rpc.js'
 import { readCall, taskOf, type SendContext } from './message.js'
@@ -7,7 +6,6 @@ import { fromLegacyParams, LEGACY_METHODS, toLegacyTask } from './legacy.js'
 import { A2A_VERSION, isLegacyVersion, LEGACY_A2A_VERSION } from './protocol.js'
 
 export interface A2aEndpointOptions {
-  registry: Registry
   execute: (request: ExecutionRequest) => Promise<ExecutionOutcome>
 }
 
@@ -87,8 +85,7 @@ export class A2aEndpoint {
   async #send (params: unknown, context: SendContext) {
     const call = readCall(params, context)
     if (!call.ok) return { error: call.error }
-    const outcome = await this.#options.execute(call.request)
-    const currency = (await this.#options.registry.lookup(call.request.beeId))?.record.pricing.currency ?? ''
-    return taskOf(outcome, call.contextId, currency)
+    // Answered as soon as the core has captured: nothing is awaited between the two.
+    return taskOf(await this.#options.execute(call.request), call.contextId)
   }
 }

@@ -109,7 +109,7 @@ function stateOf (error: ApiError): TaskState {
  * data part (A2A §3.7: results are artifacts); a refusal is the status message, its text for a
  * person and the error body HTTP sends as its data part. An unknown Bee is an error, not a task.
  */
-export function taskOf (outcome: ExecutionOutcome, contextId: string, currency: string): { task: Task } | { error: RpcError } {
+export function taskOf (outcome: ExecutionOutcome, contextId: string): { task: Task } | { error: RpcError } {
   const id = randomUUID()
   const timestamp = new Date().toISOString()
   if (!outcome.ok) {
@@ -137,7 +137,7 @@ export function taskOf (outcome: ExecutionOutcome, contextId: string, currency: 
         [META.replayed]: replayed,
         ...(charge === null
           ? {}
-          : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency } })
+          : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency: charge.currency } })
       }
     }
   }

@@ -51,7 +51,7 @@ export function executionRequest (params: CallToolRequestParams, context: CallCo
  * Bee's outputSchema in the core), its JSON the text, and the rest of Honey (plus the charge, when
  * there was one, in the Bee's currency) the `_meta`.
  */
-export function toCallResult (beeId: string, currency: string, outcome: ExecutionOutcome, era: Era): CallToolResult {
+export function toCallResult (beeId: string, outcome: ExecutionOutcome, era: Era): CallToolResult {
   if (!outcome.ok) return fromApiError(beeId, outcome.error, era)
   const { honey, replayed, charge, payment } = outcome
   const result = honey.result as Record<string, unknown>
@@ -66,7 +66,7 @@ export function toCallResult (beeId: string, currency: string, outcome: Executio
       [META.replayed]: replayed,
       ...(charge === null
         ? {}
-        : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency } }),
+        : { [META.charge]: { amount: fromMicros(charge.micros), balance: fromMicros(charge.balanceMicros), currency: charge.currency } }),
       ...(payment === null ? {} : { [MCP_PAYMENT_RESPONSE_META]: payment })
     }
   }
@@ -77,10 +77,15 @@ export function toCallResult (beeId: string, currency: string, outcome: Executio
  * what the endpoint's fast path runs without one (tools-call.ts).
  */
 export async function callTool (options: McpOptions, context: CallContext, params: CallToolRequestParams, era: Era): Promise<CallToolResult> {
-  const { registry, board, search, listing, execute } = options
-  if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
-  const outcome = await execute(executionRequest(params, context))
-  // Looked up after the call, which loaded it: no second read.
-  const currency = (await registry.lookup(params.name))?.record.pricing.currency ?? ''
-  return toCallResult(params.name, currency, outcome, era)
+  const { board, search, listing, execute } = options
+  try {
+    if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
+    // Answered as soon as the core has captured: nothing is awaited between the two.
+    return toCallResult(params.name, await execute(executionRequest(params, context)), era)
+  } catch (error) {
+    // The ledger away (find_bees searches it) is a tool error the model can act on: retry later, as for any other 503.
+    const refused = options.storeRefusal(error)
+    if (refused === null) throw error
+    return fromApiError(params.name, refused, era)
+  }
 }

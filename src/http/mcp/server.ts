@@ -1,4 +1,5 @@
-import { Server } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server'
+import { type ApiError, bodyOf } from '../../core/errors.js'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
 import type { CatalogListing } from '../../core/catalog-listing.js'
 import type { HealthBoard } from '../../core/health/board.js'
@@ -19,6 +20,8 @@ export interface McpOptions {
   /** The catalog a page at a time, for tools/list, resources/list and find_bees. */
   listing: CatalogListing
   execute (request: ExecutionRequest): Promise<ExecutionOutcome>
+  /** The 503 for a failure that is the ledger database being away or full (StoreHealth.refusal); null for any other. */
+  storeRefusal (error: unknown): ApiError | null
 }
 
 const instructions = 'Every Bee of the Apiary registry is a tool named by its id. Call find_bees to search the catalog ' +
@@ -44,10 +47,15 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
       'resources/templates/list': { ttlMs: 0, cacheScope: 'public' }
     }
   })
-  server.setRequestHandler('tools/list', (request) => listTools(listing, request.params?.cursor))
-  server.setRequestHandler('resources/list', (request) => listResources(listing, board, search, request.params?.cursor))
+  // The ledger away is -32603 with the 503's body as its data, as a failure of ours is (errors.ts), not the driver's words.
+  const guarded = async <R>(work: Promise<R>): Promise<R> => await work.catch((error: unknown) => {
+    const refused = options.storeRefusal(error)
+    throw refused === null ? error : new ProtocolError(ProtocolErrorCode.InternalError, refused.message, bodyOf(refused))
+  })
+  server.setRequestHandler('tools/list', (request) => guarded(listTools(listing, request.params?.cursor)))
+  server.setRequestHandler('resources/list', (request) => guarded(listResources(listing, board, search, request.params?.cursor)))
   server.setRequestHandler('resources/templates/list', () => resourceTemplates)
-  server.setRequestHandler('resources/read', ({ params }) => readResource(registry, listing, board, search, params.uri, context.baseUrl))
+  server.setRequestHandler('resources/read', ({ params }) => guarded(readResource(registry, listing, board, search, params.uri, context.baseUrl)))
   server.setRequestHandler('tools/call', ({ params }) => callTool(options, context, params, era))
   return server
 }

@@ -23,7 +23,7 @@ import { LLMS_SELECTION } from './llms.js'
 const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
   const { board } = fastify.beeHealth
-  const endpoint = new A2aEndpoint({ registry, execute: (request) => executor.execute(request) })
+  const endpoint = new A2aEndpoint({ execute: (request) => executor.execute(request) })
   // One card per registry and health version, A2A version and origin the service is reached at (bounded: Host is the client's).
   const fresh = () => ({ version: registry.version, health: board.version, skills: undefined as Promise<BeeRecord[]> | undefined, byOrigin: new PerBaseUrl(), legacyByOrigin: new PerBaseUrl() })
   let cards = fresh()

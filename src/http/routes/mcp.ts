@@ -18,7 +18,12 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   // first MCP request, not at every start of an instance that may never see one.
   let endpoint: Promise<McpEndpoint> | undefined
   const endpointOf = () => (endpoint ??= import('../mcp/endpoint.js').then(({ McpEndpoint }) => new McpEndpoint({
-    registry, board: fastify.beeHealth.board, search: fastify.catalog.search, listing: fastify.catalog.listing, execute: (request) => executor.execute(request)
+    registry,
+    board: fastify.beeHealth.board,
+    search: fastify.catalog.search,
+    listing: fastify.catalog.listing,
+    execute: (request) => executor.execute(request),
+    storeRefusal: (error) => fastify.storeHealth.refusal(error)
   })))
   // A catalog sync may change many Bees at once: their listeners hear of it once. Before the first MCP request there are none.
   let announcing = false

@@ -55,3 +55,19 @@ test('a checkpoint thread that cannot open its file reports it, so the service c
   clearInterval(alive)
   t.match(ended, { message: /cannot open database/i })
 })
+
+test('stopping a checkpoint thread that has already ended returns at once: a shutdown never waits on a dead thread', async (t) => {
+  const backend = sqliteBackend()
+  t.teardown(backend.drop)
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(() => { clearInterval(alive) })
+  let checkpoints: ReturnType<typeof startWalCheckpoints> | undefined
+  await new Promise<Error | undefined>((resolve) => {
+    checkpoints = startWalCheckpoints(join(backend.url, 'no-such-folder', 'ledger.db'), resolve)
+  })
+  // Its exit, which a stop would wait for, follows its error.
+  await sleep(100)
+  const started = Date.now()
+  await checkpoints?.stop()
+  t.ok(Date.now() - started < 100, `stopped in ${Date.now() - started} ms`)
+})

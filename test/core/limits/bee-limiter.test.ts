@@ -3,6 +3,8 @@ import { Redis } from 'ioredis'
 import { test } from 'tap'
 import { MemoryBeeLimiter, type BeeLimiter } from '../../../src/core/limits/bee-limiter.js'
 import { RedisBeeLimiter } from '../../../src/core/limits/redis-bee-limiter.js'
+import type { Logger } from '../../../src/core/logger.js'
+import { Outage } from '../../../src/core/outage.js'
 
 const redisUrl = process.env.TEST_REDIS_URL
 const redisSkip = redisUrl === undefined || redisUrl === '' ? 'TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379)' : false
@@ -47,4 +49,21 @@ test('in Redis: instances count together, and concurrent calls never let more th
   t.ok(refused !== undefined && !refused.allowed && refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60)
   const ttl = await one.pttl(`${prefix}shared`)
   t.ok(ttl > 0 && ttl <= 60_000, 'the counter expires with its minute')
+})
+
+test('in Redis, unreachable: the call goes through uncounted, and Redis\'s outage counts it instead of a line per call', async (t) => {
+  // Nothing listens on port 9: every command fails at once (no offline queue), as it does while Redis is away.
+  const gone = new Redis('redis://127.0.0.1:9', { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null })
+  gone.on('error', () => {})
+  t.teardown(() => { gone.disconnect() })
+  const lines: string[] = []
+  const log = { error: (_: unknown, msg: string) => lines.push(msg), warn: (_: unknown, msg: string) => lines.push(msg) } as unknown as Logger
+  const outage = new Outage({ dependency: 'Redis', meanwhile: 'unlimited', log })
+  t.teardown(() => { outage.close() })
+  const limiter = new RedisBeeLimiter(gone, 'apiary-test:', outage)
+  t.same(await takes(limiter, 'guarded', 1, 3), [true, true, true], 'over its limit, and let through')
+  t.ok(outage.down)
+  t.same(lines, ['Redis unavailable: unlimited'], 'one line for three calls')
+  outage.recovered()
+  t.match(lines[1], 'Redis back')
 })

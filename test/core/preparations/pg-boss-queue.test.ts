@@ -1,8 +1,8 @@
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { openStore } from '../../../src/core/ledger/open-store.js'
-import { PgBossQueue } from '../../../src/core/preparations/queue/pg-boss-queue.js'
+import { PgBossQueue, type PgBossQueueOptions } from '../../../src/core/preparations/queue/pg-boss-queue.js'
 import { PreparationWorker, type Prepare } from '../../../src/core/preparations/worker.js'
-import { postgresBackend, postgresSkip } from '../../databases.js'
+import { postgresBackend, postgresSkip, runSql } from '../../databases.js'
 import { FILES as files, queuedPreparation, SILENT as silent } from './preparation-fixture.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -74,42 +74,47 @@ test('two instances on one PostgreSQL share 20 jobs through pg-boss, each run ex
     t.match(flaky, { status: 'completed', attempts: 2, error: null })
   })
 
+/** One instance: its ledger, and a pg-boss queue of one worker whose runs all succeed, recorded in `runs`; closed with the test. */
+async function oneInstance (t: Test, url: string, options: Pick<PgBossQueueOptions, 'resendSeconds' | 'log' | 'onConnectionLost'>) {
+  const ledger = await openStore(url)
+  const runs: string[] = []
+  const worker = new PreparationWorker({
+    repository: ledger.preparations,
+    prepare: async (preparation) => {
+      runs.push(preparation.id)
+      return { ok: true, files }
+    },
+    leaseSeconds: 30,
+    maxAttempts: 3,
+    retryDelaySeconds: 1,
+    preparerEmail: 'preparer@example.com',
+    log: silent
+  })
+  const queue = new PgBossQueue(worker, {
+    connectionString: url,
+    schema: undefined,
+    concurrency: 1,
+    pollSeconds: 0.5,
+    maxAttempts: 3,
+    retryDelaySeconds: 1,
+    expireInSeconds: 60,
+    repository: ledger.preparations,
+    ...options
+  })
+  t.teardown(async () => {
+    await queue.stop()
+    await ledger.close()
+  })
+  return { ledger, queue, runs }
+}
+
 test('a record saved by a process that died before sending its job is found and run, once, by a running instance',
   { skip: postgresSkip }, async (t) => {
     const database = await postgresBackend()
     t.teardown(database.drop)
-    const ledger = await openStore(database.url)
-    const runs: string[] = []
-    const worker = new PreparationWorker({
-      repository: ledger.preparations,
-      prepare: async (preparation) => {
-        runs.push(preparation.id)
-        return { ok: true, files }
-      },
-      leaseSeconds: 30,
-      maxAttempts: 3,
-      retryDelaySeconds: 1,
-      preparerEmail: 'preparer@example.com',
-      log: silent
-    })
     const warnings: unknown[] = []
     const log = { ...silent, warn: (fields: unknown) => { warnings.push(fields) } }
-    const queue = new PgBossQueue(worker, {
-      connectionString: database.url,
-      schema: undefined,
-      concurrency: 1,
-      pollSeconds: 0.5,
-      maxAttempts: 3,
-      retryDelaySeconds: 1,
-      expireInSeconds: 60,
-      resendSeconds: 1,
-      repository: ledger.preparations,
-      log: log as typeof silent
-    })
-    t.teardown(async () => {
-      await queue.stop()
-      await ledger.close()
-    })
+    const { ledger, queue, runs } = await oneInstance(t, database.url, { resendSeconds: 1, log: log as typeof silent })
     // Saved, and its process died before the job was sent: no job names it.
     const stranded = queuedPreparation('stranded')
     await ledger.preparations.insert(stranded)
@@ -131,4 +136,42 @@ test('a record saved by a process that died before sending its job is found and 
     t.same(runs.filter((id) => id === stranded.id).length, 1, 'the stranded record ran once')
     t.same(runs.filter((id) => id === sent.id).length, 1, 'the record whose job was sent ran once')
     t.same(warnings, [{ preparationIds: [stranded.id] }], 'only the stranded record was sent again, and the operator told')
+  })
+
+test('the server ends every connection of pg-boss and the ledger: the queue lives on, says so once, and runs the next job',
+  { skip: postgresSkip }, async (t) => {
+    const database = await postgresBackend()
+    t.teardown(database.drop)
+    const name = `apiary-test-${Math.random().toString(16).slice(2, 10)}`
+    const url = new URL(database.url)
+    url.searchParams.set('application_name', name)
+    const errors: unknown[] = []
+    const lost: Error[] = []
+    const { ledger, queue, runs } = await oneInstance(t, url.toString(), {
+      resendSeconds: 60,
+      log: { ...silent, error: (fields: unknown) => { errors.push(fields) } } as typeof silent,
+      onConnectionLost: (error) => { lost.push(error) }
+    })
+    await queue.start()
+    // pg-boss's own connections carry the URL's application_name too.
+    const [{ n: ended }] = await runSql(database, [`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = '${name}'`]) as [{ n: number }]
+    t.ok(ended >= 2, `${ended} connections ended`)
+
+    const next = queuedPreparation('after')
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      try {
+        await ledger.preparations.insert(next)
+        await queue.enqueue(next.id)
+        break
+      } catch (error) {
+        // A connection ended under the first attempt: the pools open new ones for the next.
+        if (Date.now() > deadline) throw error
+        await sleep(100)
+      }
+    }
+    while (!runs.includes(next.id) && Date.now() < deadline) await sleep(100)
+    t.same(runs, [next.id], 'the job sent afterwards ran')
+    t.ok(lost.length >= 1, `pg-boss's lost connections were handed over (${lost.map((error) => error.message).join('; ')})`)
+    t.same(errors, [], 'and nothing logged as an error')
   })

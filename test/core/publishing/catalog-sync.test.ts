@@ -8,18 +8,9 @@ import { build } from '../../helper.js'
 import { postgresBackend, postgresSkip, runSql, sqliteBackend } from '../../databases.js'
 import { startFakeBee } from '../../fake-bee.js'
 import { beeBody, createPublisher, publish } from '../../publishing-helper.js'
+import { within } from '../../within.js'
 
 type App = Awaited<ReturnType<typeof build>>
-
-/** Waits until `check` holds, up to `ms`; returns how long it took, or null when it never did. */
-async function within (ms: number, check: () => Promise<boolean>): Promise<number | null> {
-  const started = Date.now()
-  while (Date.now() - started < ms) {
-    if (await check()) return Date.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return await check() ? Date.now() - started : null
-}
 
 /** Two instances on one database (with a fake upstream for their Bees), and a publisher made on the first. */
 async function twoInstances (t: Parameters<typeof build>[0], databaseUrl: string, syncMs: string) {
@@ -93,6 +84,56 @@ test('PostgreSQL: a change whose notification is lost is served by the poll', { 
   t.equal((await one.inject({ method: 'DELETE', url: '/api/bees/quiet', headers: publisher.headers })).statusCode, 204)
   t.not(await within(1000, async () => await nameOn(two, 'quiet') === null), null, 'removal propagates with the listener gone')
   t.equal(await callOn(two, 'quiet'), 404, 'and evicts it')
+})
+
+test('PostgreSQL: a listener whose connection the server ends listens again by itself, and changes travel by notification again', { skip: postgresSkip }, async (t) => {
+  const backend = await postgresBackend()
+  t.teardown(backend.drop)
+  // A poll this slow cannot be what carries the changes: only a listener that came back can.
+  const { fake, one, two, publisher } = await twoInstances(t, backend.url, '60000')
+  await publish(one, publisher.headers, beeBody('phoenix', fake.url))
+  t.not(await within(1000, async () => await nameOn(two, 'phoenix') !== null), null)
+  // This test's listeners only (their name carries the schema): other tests share the server.
+  const schema = /search_path=(\S+)/.exec(new URL(backend.url).searchParams.get('options') ?? '')?.[1] ?? ''
+  const listeners = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'apiary catalog listener ${schema}'`
+  const [{ n: before }] = await runSql(backend, [listeners]) as [{ n: number }]
+  t.equal(before, 2, 'one listener per instance')
+  await runSql(backend, [`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'apiary catalog listener ${schema}'`])
+  const back = await within(3000, async () => (await runSql(backend, [listeners]) as [{ n: number }])[0].n === 2)
+  t.not(back, null, `both listen again (${back} ms)`)
+  const patched = await one.inject({ method: 'PATCH', url: '/api/bees/phoenix', headers: publisher.headers, payload: { name: 'Risen phoenix' } })
+  t.equal(patched.statusCode, 200)
+  t.not(await within(1000, async () => await nameOn(two, 'phoenix') === 'Risen phoenix'), null, 'and a change reaches the other by its notification')
+})
+
+test('a listener that cannot connect tries again by itself, further apart each time, then catches up on what it missed', async (t) => {
+  const { state, store, commit } = fakeCatalog()
+  const attempts: number[] = []
+  const started = Date.now()
+  let refuse = 4
+  let listening: () => void = () => {}
+  const listened = new Promise<void>((resolve) => { listening = resolve })
+  store.watch = async (onChange) => {
+    attempts.push(Date.now() - started)
+    if (refuse-- > 0) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+    state.notify = onChange
+    listening()
+    return async () => {}
+  }
+  const registry = new Registry()
+  const sync = new CatalogSync({ registry, store, proxy: {} as RemoteBeeProxy, log: pino({ level: 'silent' }) })
+  t.teardown(() => sync.close())
+  // The timers of the retries do not keep a process alive: the test's own does, while it waits.
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(() => { clearInterval(alive) })
+  await sync.refresh()
+  commit('missed')
+  await sync.listen()
+  await listened
+  const gaps = attempts.slice(1).map((at, i) => at - (attempts[i] ?? 0))
+  t.equal(attempts.length, 5, 'four refusals, then listening')
+  t.ok(gaps.every((gap, i) => i === 0 || gap >= (gaps[i - 1] ?? 0) * 1.5), `further apart each time (${gaps.join(', ')} ms)`)
+  t.not(await within(1000, async () => registry.version === state.version), null, 'and the change made meanwhile is read')
 })
 
 test('SQLite: instances on one file see each other\'s removals by the poll', async (t) => {

@@ -14,7 +14,8 @@ async function setup (t: Parameters<typeof build>[0]) {
     board: app.beeHealth.board,
     search: app.catalog.search,
     listing: app.catalog.listing,
-    execute: (request) => app.executor.execute(request)
+    execute: (request) => app.executor.execute(request),
+    storeRefusal: (error) => app.storeHealth.refusal(error)
   })
   t.teardown(() => endpoint.close())
   const context = (walletToken?: string): CallContext => ({

@@ -101,16 +101,20 @@ test('when the core fails, the fast path answers with the JSON-RPC error the SDK
   const app = await build(t)
   const failures: Array<[string, McpOptions['execute'], Record<string, unknown>]> = [
     ['a 500 of the core (-32603 with its body)', async () => ({ ok: false, error: new ApiError(500, 'INTERNAL', 'The ledger is gone.') }),
-      { code: -32603, message: 'The ledger is gone.', data: { code: 'INTERNAL' } }],
-    ['a throw (-32603 with its message)', async () => { throw new Error('Connection terminated') }, { code: -32603, message: 'Connection terminated' }]
+      { error: { code: -32603, message: 'The ledger is gone.', data: { code: 'INTERNAL' } } }],
+    ['a throw (-32603 with its message)', async () => { throw new Error('Something broke') }, { error: { code: -32603, message: 'Something broke' } }],
+    // What the executor does with it itself; a door's own reads (find_bees) answer the same.
+    ['the ledger database away (a tool error saying STORE_UNAVAILABLE)', async () => { throw new Error('Connection terminated unexpectedly') },
+      { result: { isError: true, content: [{ type: 'text', text: /"code":"STORE_UNAVAILABLE"/ }] } }]
   ]
-  for (const [what, execute, error] of failures) {
+  for (const [what, execute, answer] of failures) {
     const endpoint = new McpEndpoint({
       registry: app.registry,
       board: app.beeHealth.board,
       search: app.catalog.search,
       listing: app.catalog.listing,
-      execute
+      execute,
+      storeRefusal: (error) => app.storeHealth.refusal(error)
     })
     t.teardown(() => endpoint.close())
     const context = { walletToken: undefined, idempotencyKey: undefined, requestId: 'req-failing', log: app.log, baseUrl: () => 'http://127.0.0.1' }
@@ -118,6 +122,6 @@ test('when the core fails, the fast path answers with the JSON-RPC error the SDK
     const sdk = await endpoint.serve(new Request('http://apiary.invalid/mcp', { method: 'POST', headers: HEADERS, body: JSON.stringify(summarize) }), summarize, context)
     t.equal(sdk.status, 200, `${what}: the SDK answers 200`)
     t.equal(JSON.stringify(fast), await sdk.text(), `${what}: the same bytes`)
-    t.match(fast, { id: 1, error }, what)
+    t.match(fast, { id: 1, ...answer }, what)
   }
 })

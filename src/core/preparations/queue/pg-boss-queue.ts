@@ -2,6 +2,7 @@ import pg from 'pg'
 import PgBoss from 'pg-boss'
 import { later, now } from '../../ledger/timestamps.js'
 import type { Logger } from '../../logger.js'
+import { storeFaultOf } from '../../ledger/store-faults.js'
 import type { PreparationRepository } from '../../ledger/preparations/preparation-repository.js'
 import type { PreparationWorker } from '../worker.js'
 import type { PreparationQueue } from './preparation-queue.js'
@@ -24,6 +25,12 @@ export interface PgBossQueueOptions {
   resendSeconds: number
   repository: PreparationRepository
   log: Logger
+  /**
+   * A failure of pg-boss's that is the database away or a connection it closed (store-faults.ts): pg-boss retries by
+   * itself (its pool opens new connections, its workers poll again), so it is the database's health to tell, not a
+   * line per poll. Unset, it is logged as any other.
+   */
+  onConnectionLost?: (error: Error) => void
 }
 
 interface JobData { id: string }
@@ -63,7 +70,11 @@ export class PgBossQueue implements PreparationQueue {
     const schema = this.#options.schema ?? `${await ledgerSchema(connectionString)}_jobs`
     this.#schema = pg.escapeIdentifier(schema)
     const boss = new PgBoss({ connectionString, schema, max: concurrency + 2 })
-    boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'))
+    const { onConnectionLost } = this.#options
+    boss.on('error', (error) => {
+      if (onConnectionLost !== undefined && storeFaultOf(error) !== null) onConnectionLost(error)
+      else log.error({ err: error }, 'pg-boss error')
+    })
     this.#boss = boss
     await boss.start()
     // The record counts its attempts and stops retrying; pg-boss's limit only has to outlast it, shutdowns included.
