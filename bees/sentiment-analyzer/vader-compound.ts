@@ -8,7 +8,8 @@
 // generated text.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { grown } from './grow.js'
+import { isWhiteSpaceAt } from '../white-space.js'
+import { grown } from '../grow.js'
 
 const B_INCR = 0.293
 const B_DECR = -0.293
@@ -74,7 +75,6 @@ const PUNC_LIST = ['.', '!', '?', ',', ';', ':', '-', "'", '"', '!!', '!!!', '??
 const PUNC_EDGES = new Uint8Array(128)
 for (const mark of PUNC_LIST) PUNC_EDGES[mark.charCodeAt(0)] = PUNC_EDGES[mark.charCodeAt(mark.length - 1)] = 1
 const isPuncEdge = (code: number): boolean => code < 128 && PUNC_EDGES[code] === 1
-const NON_ASCII_WHITE_SPACE = /\s/
 
 /**
  * VADER's compound score; how many of the text's tokens its lexicon gave a valence (its general sentiment words); and
@@ -109,10 +109,6 @@ const IDIOM_WORD = 4
 let count = 0
 /** The text's runs of non-white-space, what /\S+/g would count (the pieces of one code unit too). */
 let pieces = 0
-
-// JavaScript's \s, which the library splits on.
-const isWhiteSpace = (text: string, i: number, code: number): boolean =>
-  code === 32 || (code >= 9 && code <= 13) || (code > 127 && NON_ASCII_WHITE_SPACE.test(text[i]!))
 
 /** Whether a piece has an ASCII punctuation mark: the library's words of the text (REGEX_REMOVE_PUNCTUATION) have none. */
 function hasAsciiPunctuation (piece: string): boolean {
@@ -180,7 +176,8 @@ function tokenize (text: string): void {
   pieces = 0
   let start = 0
   for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && !isWhiteSpace(text, i, text.charCodeAt(i))) continue
+    // The library splits on \s.
+    if (i < text.length && !isWhiteSpaceAt(text, i)) continue
     if (i > start) pieces += 1
     if (i - start > 1) addToken(text.slice(start, i))
     start = i + 1

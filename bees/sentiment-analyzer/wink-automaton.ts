@@ -1,7 +1,7 @@
 // wink-nlp's pattern automaton (wink-nlp/src/automaton.js): recognize(), for machines run without a pattern swap, over
 // the same exported machines, with the states in Maps and arrays instead of objects keyed by strings.
 
-import { grown } from './grow.js'
+import { grown } from '../grow.js'
 
 /** wink's end-of-text token and the key of a state's "otherwise" transition. */
 const END = 2070000

@@ -3,7 +3,7 @@
 // src/wink-nlp.js) and the setters wink-eng-lite-web-model's (dist/*-setter.js and sbd-transformers.js), over its
 // own exported automata; test/bees/sentiment-analyzer/wink-sentiment.test.ts compares it with readDoc.
 import winkModel from 'wink-eng-lite-web-model'
-import { grown } from './grow.js'
+import { grown } from '../grow.js'
 import { Automaton, Matches } from './wink-automaton.js'
 import { Lexemes } from './wink-lexicon.js'
 import { Tokens } from './wink-tokens.js'

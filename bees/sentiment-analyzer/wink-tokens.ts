@@ -8,7 +8,8 @@
 // piece is handed to wink's own tokenizer, alone. The pieces run through wink's regexes took about 250 ns each.
 import compileTRex from 'wink-nlp/src/compile-trex.js'
 import tokenizer, { type TokenSink } from 'wink-nlp/src/tokenizer.js'
-import { grown } from './grow.js'
+import { isWhiteSpaceAt } from '../white-space.js'
+import { grown } from '../grow.js'
 import { CATEGORIES, core, expansionLexeme, expansionNormal, expansionOf, Lexemes } from './wink-lexicon.js'
 
 const UNKNOWN = 0
@@ -38,8 +39,6 @@ const isAsciiLetter = (code: number): boolean => (code >= 97 && code <= 122) || 
 /** The ASCII closing marks of the word-and-mark regex. */
 const isAsciiMark = (code: number): boolean => code === 34 || code === 93 || code === 41 || code === 125 || code === 44 || code === 46 ||
   code === 33 || code === 59 || code === 63 || code === 47 || code === 58
-// JavaScript's \s, as signals.ts's old LONG_RUN regex (\S{64}(?=\S)) saw it.
-const WHITE_SPACE = /\s/
 /**
  * A run of more non-white-space code units than this is cut, as if a space followed each LONG_RUN of them. wink's
  * tokenizer takes time quadratic in the length of a run without white space: 20,000 "#" or "a-" took a second. No
@@ -109,7 +108,8 @@ export class Tokens {
         start = end
         i = end - 1
         run = 0
-      } else if (code === 11 || code === 12 || (code > 127 && WHITE_SPACE.test(text[i]!))) {
+      } else if (isWhiteSpaceAt(text, i)) {
+        // White space wink does not cut at (a vertical tab, U+3000, ...) still ends a run.
         run = 0
       } else if (run === LONG_RUN) {
         // The cut of a long run: the piece ends here and the next starts with a space before it.
