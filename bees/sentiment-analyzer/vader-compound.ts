@@ -33,7 +33,6 @@ function readLexicon (): Map<string, number> {
   return lexicon
 }
 
-const LEXICON = readLexicon()
 const NEGATE = new Set([
   'aint', 'arent', 'cannot', 'cant', 'couldnt', 'darent', 'didnt', 'doesnt', "ain't", "aren't", "can't", "couldn't",
   "daren't", "didn't", "doesn't", 'dont', 'hadnt', 'hasnt', 'havent', 'isnt', 'mightnt', 'mustnt', 'neither', "don't",
@@ -66,8 +65,12 @@ const IDIOM_WORDS = new Set([...IDIOMS.keys(), ...[...BOOSTERS.keys()].filter(ke
  */
 interface Word { valence: number, booster: number, negation: boolean, idiomWord: boolean }
 const WORDS = new Map<string, Word>()
-for (const word of new Set([...LEXICON.keys(), ...BOOSTERS.keys(), ...NEGATE, ...IDIOM_WORDS])) {
-  WORDS.set(word, { valence: LEXICON.get(word) ?? NaN, booster: BOOSTERS.get(word) ?? 0, negation: NEGATE.has(word), idiomWord: IDIOM_WORDS.has(word) })
+{
+  // The lexicon itself is not kept: each of its words is in WORDS.
+  const lexicon = readLexicon()
+  for (const word of new Set([...lexicon.keys(), ...BOOSTERS.keys(), ...NEGATE, ...IDIOM_WORDS])) {
+    WORDS.set(word, { valence: lexicon.get(word) ?? NaN, booster: BOOSTERS.get(word) ?? 0, negation: NEGATE.has(word), idiomWord: IDIOM_WORDS.has(word) })
+  }
 }
 
 // PUNC_LIST: the marks a token loses from one end when what is left is a word of the text.
