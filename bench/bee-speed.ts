@@ -13,16 +13,15 @@ import { tsTextRank } from '../eval/ts-textrank.js'
 import { SENTENCE } from './scenarios.js'
 import { median } from './stats.js'
 
-/** A 60-word review, written for this row: several sentences, a contrast and a negation, as reviews have them. */
-export const REVIEW = 'I ordered the blender after my old one died, and honestly it is better than I expected. It crushes ice in ' +
+/** A 61-word review, written for this row: several sentences, a contrast and a negation, as reviews have them. */
+const REVIEW = 'I ordered the blender after my old one died, and honestly it is better than I expected. It crushes ice in ' +
   'seconds, the jar is easy to clean, and it is quieter than most. My only complaint is the lid, which is stiff and hard ' +
   'to open. Still, for the price I would not hesitate to recommend it to a friend.'
 
-/** The opening of a bundled news article, up to the paragraph that brings it past ARTICLE_WORDS words. */
+/** The opening of a bundled news article, up to the paragraph that brings it past 270 words (276). */
 const ARTICLE_FILE = new URL('../eval/data/summaries/article/battery-plant.txt', import.meta.url)
-const ARTICLE_WORDS = 270
 
-export function articleOpening (text: string, words: number): string {
+function articleOpening (text: string, words: number): string {
   const kept: string[] = []
   let count = 0
   for (const paragraph of text.split('\n\n')) {
@@ -98,11 +97,14 @@ function measure ({ title, baselineName, target, apiary, baseline }: Pair, round
   return { title, baselineName, target, apiaryUs: median(apiaryUs), baselineUs: median(baselineUs), ratio: median(ratios), rounds }
 }
 
+const ARTICLE = articleOpening(readFileSync(ARTICLE_FILE, 'utf8'), 270)
+const wordsOf = (text: string): number => text.split(/\s+/).filter(word => word !== '').length
+
 /** Titles of the rows, for --only; each starts with "Bee speed". */
-export const BEE_SPEED_TITLES = {
+const BEE_SPEED_TITLES = {
   sentence: 'Bee speed: sentiment analysis, the bench\'s sentence',
-  review: 'Bee speed: sentiment analysis, a 60-word review',
-  article: `Bee speed: summarizer, a ${ARTICLE_WORDS}-word news article`
+  review: `Bee speed: sentiment analysis, a ${wordsOf(REVIEW)}-word review`,
+  article: `Bee speed: summarizer, a ${wordsOf(ARTICLE)}-word news article`
 } as const
 
 type Analyzer = typeof import('../bees/sentiment-analyzer/analyze.js')
@@ -114,7 +116,6 @@ export async function beeSpeed (selected: (title: string) => boolean, rounds: nu
   const { analyzeSentiment } = await import(built('sentiment-analyzer/analyze.js')) as Analyzer
   const { summarize, DEFAULT_MAX_WORDS } = await import(built('text-summarizer/summarize.js')) as Summarizer
   const polarity = vader.SentimentIntensityAnalyzer.polarity_scores
-  const article = articleOpening(readFileSync(ARTICLE_FILE, 'utf8'), ARTICLE_WORDS)
   const pairs: Pair[] = [
     { title: BEE_SPEED_TITLES.sentence, text: SENTENCE },
     { title: BEE_SPEED_TITLES.review, text: REVIEW }
@@ -129,8 +130,8 @@ export async function beeSpeed (selected: (title: string) => boolean, rounds: nu
     title: BEE_SPEED_TITLES.article,
     baselineName: `ts-textrank, same text and budget (${DEFAULT_MAX_WORDS} words)`,
     target: 0.10,
-    apiary: () => summarize(article, DEFAULT_MAX_WORDS),
-    baseline: () => tsTextRank(article, DEFAULT_MAX_WORDS)
+    apiary: () => summarize(ARTICLE, DEFAULT_MAX_WORDS),
+    baseline: () => tsTextRank(ARTICLE, DEFAULT_MAX_WORDS)
   })
   const rows: BeeSpeedRow[] = []
   for (const pair of pairs.filter(({ title }) => selected(title))) {

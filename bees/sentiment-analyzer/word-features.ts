@@ -46,60 +46,67 @@ function endsInNegatedContraction (word: string): boolean {
   return last >= 2 && word.charCodeAt(last) === 116 && (mark === APOSTROPHE || mark === CURLY_APOSTROPHE) && word.charCodeAt(last - 2) === 110
 }
 
-/** Words compared one by one up to this many; a Set past it. */
+/** Words looked for one by one up to this many; a Map past it. */
 const LINEAR = 32
 
 /**
- * The features of one text, each once, in the order first seen. A word's unigram and the bigram it ends can have been
- * seen only if the word has ("a b" splits at its one space), so they are looked for only then. Words and features are
- * compared one by one while they are few (a Set allocates and rehashes as it grows, and its clear() costs more still);
- * past LINEAR of them, a Set holds them.
+ * What a text has used of one word: its unigram plain and negated, and the words before it in its bigrams (the first in
+ * `after`, '' if none yet; any others in `more`: most words of a text come once, and an array each cost more).
+ */
+interface Used { plain: boolean, negated: boolean, after: string, more: string[] | null }
+
+/** Whether `used` has a bigram after `previous`; remembers it if not. */
+function newBigram (used: Used, previous: string): boolean {
+  if (used.after === '') {
+    used.after = previous
+    return true
+  }
+  if (used.after === previous || used.more?.includes(previous) === true) return false
+  if (used.more === null) used.more = [previous]
+  else used.more.push(previous)
+  return true
+}
+
+/**
+ * The features of one text, each once, in the order first seen. A feature can repeat only one of the same word: "~w"
+ * an earlier "~w", and "a w" an earlier "a w" ("a b" splits at its one space, words have none). So each word keeps what
+ * it has been used in, and a feature is made only when it is new. Words are looked for one by one while they are few
+ * (a Set or Map allocates and rehashes as it grows, and a Set of every feature cost more than the features).
  */
 class Distinct {
   readonly features: string[] = []
   readonly #words: string[] = []
-  #wordSet: Set<string> | null = null
-  #featureSet: Set<string> | null = null
+  readonly #used: Used[] = []
+  #byWord: Map<string, Used> | null = null
   #marks = ''
 
-  /** Whether `word` was read before in this text; it is remembered. */
-  repeats (word: string): boolean {
-    if (this.#wordSet !== null) {
-      if (this.#wordSet.has(word)) return true
-      this.#wordSet.add(word)
-      return false
-    }
-    const words = this.#words
-    for (let i = 0; i < words.length; i++) if (words[i] === word) return true
-    if (words.length === LINEAR) this.#wordSet = new Set(words).add(word)
-    else words.push(word)
-    return false
-  }
-
-  /** A feature of a word read for the first time, which cannot have been seen. */
-  addNew (feature: string): void {
-    this.features.push(feature)
-    this.#featureSet?.add(feature)
-  }
-
-  /** A feature that may have been seen. */
-  add (feature: string): void {
-    const features = this.features
-    if (this.#featureSet === null && features.length >= LINEAR) this.#featureSet = new Set(features)
-    if (this.#featureSet === null) {
-      for (let i = 0; i < features.length; i++) if (features[i] === feature) return
+  /** What the text has used of `word` so far (nothing, the first time). */
+  used (word: string): Used {
+    const found = this.#byWord !== null ? this.#byWord.get(word) : this.#find(word)
+    if (found !== undefined) return found
+    const used: Used = { plain: false, negated: false, after: '', more: null }
+    if (this.#byWord !== null) {
+      this.#byWord.set(word, used)
+    } else if (this.#words.length === LINEAR) {
+      this.#byWord = new Map(this.#words.map((known, i) => [known, this.#used[i]!] as const)).set(word, used)
     } else {
-      if (this.#featureSet.has(feature)) return
-      this.#featureSet.add(feature)
+      this.#words.push(word)
+      this.#used.push(used)
     }
-    features.push(feature)
+    return used
+  }
+
+  #find (word: string): Used | undefined {
+    const words = this.#words
+    for (let i = 0; i < words.length; i++) if (words[i] === word) return this.#used[i]
+    return undefined
   }
 
   /** "!" or "?", each once. */
   addMark (mark: string): void {
     if (this.#marks.includes(mark)) return
     this.#marks += mark
-    this.addNew(mark)
+    this.features.push(mark)
   }
 }
 
@@ -144,17 +151,17 @@ function readWords (text: string, take: Distinct | string[]): boolean {
     const raw = lower.slice(start, i)
     // The first curly apostrophe only, as String.replace with a string replaces.
     const word = curly ? raw.replace('’', "'") : raw
-    const unigram = negated ? '~' + word : word
-    const bigram = previous === '' ? null : previous + ' ' + word
     if (distinct === null) {
-      all!.push(unigram)
-      if (bigram !== null) all!.push(bigram)
-    } else if (distinct.repeats(word)) {
-      distinct.add(unigram)
-      if (bigram !== null) distinct.add(bigram)
+      all!.push(negated ? '~' + word : word)
+      if (previous !== '') all!.push(previous + ' ' + word)
     } else {
-      distinct.addNew(unigram)
-      if (bigram !== null) distinct.addNew(bigram)
+      const used = distinct.used(word)
+      if (negated ? !used.negated : !used.plain) {
+        if (negated) used.negated = true
+        else used.plain = true
+        distinct.features.push(negated ? '~' + word : word)
+      }
+      if (previous !== '' && newBigram(used, previous)) distinct.features.push(previous + ' ' + word)
     }
     previous = word
     const role = ROLES.get(word)
