@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg, platform, release, totalmem } from 'node:os'
+import { BATCH_MS, type BeeSpeedRow } from './bee-speed.js'
 import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
 import { hostModel, readBaseline, spreadSection } from './gate.js'
@@ -31,6 +32,8 @@ export interface Results {
   command: string
   load: LoadSettings
   scenarios: ScenarioResult[]
+  /** The Bees' own µs against their libraries', in this process (bench/bee-speed.ts); empty when none was selected. */
+  beeSpeed: BeeSpeedRow[]
   offered: OfferedResult[]
   peakRssBytes: number | null
   coldStart: ColdStart | null
@@ -77,6 +80,17 @@ function throughputTable (scenarios: ScenarioResult[]): string[] {
   ]
 }
 
+const micros = (value: number) => value.toFixed(value < 10 ? 2 : 1)
+
+function beeSpeedTable (rows: BeeSpeedRow[]): string[] {
+  return [
+    '| Work | Baseline | Target | Ratio | | Apiary µs | Baseline µs |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(({ title, baselineName, target, ratio, apiaryUs, baselineUs }) =>
+      `| ${title} | ${baselineName} | ≤ ${target.toFixed(2)} | ${ratio.toFixed(3)} | ${verdict(ratio <= target)} | ${micros(apiaryUs)} | ${micros(baselineUs)} |`)
+  ]
+}
+
 function offeredTable (offered: OfferedResult[]): string[] {
   return [
     '| Scenario | Offered req/s | Served req/s | p50 ms | p99 ms |',
@@ -120,6 +134,13 @@ export function renderResults (results: Results): string {
     '',
     ...throughputTable(results.scenarios),
     '',
+    ...(results.beeSpeed.length === 0
+      ? []
+      : ['## The Bees\' own work', '',
+          `Each Bee's function from dist/ and the library it is judged against, on the same text, in the runner's process before any server starts: ${results.beeSpeed[0]!.rounds} ` +
+          `rounds of a batch of each (about ${BATCH_MS} ms a batch, which goes first alternating); the ratio` +
+            ' is the median of the rounds\' ratios, the µs (CPU time of the process) the medians of each side (bench/bee-speed.ts).',
+          '', ...beeSpeedTable(results.beeSpeed), '']),
     '## Latency at a fixed offered load',
     '',
     `autocannon offering a fixed rate (\`--rate\`) over ${load.connections} connections for ${load.rounds * load.seconds} s, below saturation: the latency callers see on a normal day.`,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { beeSpeed } from './bee-speed.js'
 import { breakdown } from './breakdown.js'
 import { catalogBench } from './catalog.js'
 import { floorsFor, gate, gateTable, hostModel, readBaseline } from './gate.js'
@@ -20,6 +21,9 @@ import { capture, fundedWallet, healthSettled, mintedToken, startService } from 
 
 /** The service's default DATABASE_POOL_SIZE, which the bare pg baseline gets too. */
 const POOL_SIZE = 10
+/** Rounds of the Bee speed rows (bench/bee-speed.ts), each a batch of about 25 ms per side. */
+const BEE_SPEED_ROUNDS = 21
+const BEE_SPEED_QUICK_ROUNDS = 7
 /** sentiment-analyzer's default price (PRICE_SENTIMENT_ANALYZER 0.001), which the bare pg baseline charges too. */
 const SENTIMENT_PRICE_MICROS = 1000
 
@@ -112,9 +116,11 @@ async function onPostgres (postgresUrl: string, options: BenchOptions, dir: stri
 
 async function bench (options: BenchOptions, dir: string): Promise<Results> {
   const results: Results = {
-    date: new Date(), command: options.command, load: options.load, scenarios: [], offered: [], peakRssBytes: null, coldStart: null, breakdown: null, skipped: [], problems: []
+    date: new Date(), command: options.command, load: options.load, scenarios: [], beeSpeed: [], offered: [], peakRssBytes: null, coldStart: null, breakdown: null, skipped: [], problems: []
   }
   const nodeFlags = nodeFlagsOf(options)
+  // In this process, before any server starts: the Bees' own µs against their libraries'.
+  results.beeSpeed = await beeSpeed((title) => selected(options, title), options.quick ? BEE_SPEED_QUICK_ROUNDS : BEE_SPEED_ROUNDS)
 
   const [service, metered] = await Promise.all([
     startService({ name: 'apiary', databaseUrl: join(dir, 'ledger.db'), dir, nodeFlags }),

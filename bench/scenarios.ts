@@ -1,7 +1,7 @@
 import type { Target } from './load.js'
 
 /** One plain sentence: what an agent most often sends, so the door's own cost is what is measured. */
-const SENTENCE = 'The delivery was quick and the support team was genuinely helpful.'
+export const SENTENCE = 'The delivery was quick and the support team was genuinely helpful.'
 
 export interface Scenario {
   title: string

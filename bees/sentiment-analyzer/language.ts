@@ -31,15 +31,28 @@ const FOREIGN_FUNCTION_WORDS = new Set([
   'het', 'een', 'niet', 'ik', 'zijn', 'dat', 'maar', 'wel'
 ])
 
-const WORD = /[\p{L}']+/gu
 const LATIN_LETTER = /[a-zA-Z\u00C0-\u024F]/g
 const ANY_LETTER = /\p{L}/gu
+const LETTER = /\p{L}/u
 const NON_ASCII = /\P{ASCII}/u
+const ENGLISH = 1
+const FOREIGN = 2
+/** Each function word and its language, with one look-up; a word in both sets counts as English. */
+const FUNCTION_WORDS = new Map([...[...FOREIGN_FUNCTION_WORDS].map(word => [word, FOREIGN] as const), ...[...ENGLISH_FUNCTION_WORDS].map(word => [word, ENGLISH] as const)])
+/** No function word is longer: a longer word need not be looked up. */
+const LONGEST = Math.max(...[...FUNCTION_WORDS.keys()].map(word => word.length))
 
 function mostlyNonLatin (text: string): boolean {
   const letters = text.match(ANY_LETTER)?.length ?? 0
   const latin = text.match(LATIN_LETTER)?.length ?? 0
   return latin * 2 < letters
+}
+
+/** Whether the code point at `at` is a letter or "'": the words of /[\p{L}']+/gu. */
+function inWord (text: string, at: number): boolean {
+  const code = text.charCodeAt(at)
+  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 39
+  return LETTER.test(String.fromCodePoint(text.codePointAt(at)!))
 }
 
 export function looksNonEnglish (text: string): boolean {
@@ -49,9 +62,18 @@ export function looksNonEnglish (text: string): boolean {
 
   let english = 0
   let foreign = 0
-  for (const word of text.toLowerCase().match(WORD) ?? []) {
-    if (ENGLISH_FUNCTION_WORDS.has(word)) english += 1
-    else if (FOREIGN_FUNCTION_WORDS.has(word)) foreign += 1
+  const lower = text.toLowerCase()
+  for (let i = 0; i < lower.length;) {
+    if (!inWord(lower, i)) {
+      i += 1
+      continue
+    }
+    const start = i
+    while (i < lower.length && inWord(lower, i)) i += lower.codePointAt(i)! > 0xffff ? 2 : 1
+    if (i - start > LONGEST) continue
+    const language = FUNCTION_WORDS.get(lower.slice(start, i))
+    if (language === ENGLISH) english += 1
+    else if (language === FOREIGN) foreign += 1
   }
   // At least two foreign function words, and more than English ones: a stray
   // "La La Land" or "c'est la vie" inside English text stays English.

@@ -102,8 +102,10 @@ export function denseFeatures (signals: SentimentSignals): number[] {
  */
 export function vectorKey (feature: string): { word: string; sign: 1 | -1 } | undefined {
   if (feature.includes(' ')) return undefined
-  return feature.startsWith('~') ? { word: feature.slice(1), sign: -1 } : { word: feature, sign: 1 }
+  return isNegated(feature) ? { word: feature.slice(1), sign: -1 } : { word: feature, sign: 1 }
 }
+
+const isNegated = (feature: string): boolean => feature.charCodeAt(0) === 126 // ~
 
 /**
  * What the learned model reads in a text: the logit of P(the human mean rating is positive), and how much its word
@@ -140,16 +142,19 @@ export function learnedView (signals: SentimentSignals, model: WordModel): Learn
     const learned = model.words.get(feature)
     const weight = learned ?? 0
     z += weight
-    if (learned !== undefined && feature !== '!' && feature !== '?' && !feature.includes(' ')) {
+    // A bigram (it has a space) is no word the model knows by itself, and has no vector.
+    const unigram = !feature.includes(' ')
+    if (learned !== undefined && unigram && feature !== '!' && feature !== '?') {
       known += 1
       if (Math.abs(learned) >= SENTIMENT_WEIGHT) weighty += 1
     }
     if (weight > 0) positive += weight
     else negative -= weight
-    const key = vectorKey(feature)
-    const projected = key === undefined ? undefined : model.vectors.get(key.word)
+    if (!unigram) continue
+    const negated = isNegated(feature)
+    const projected = model.vectors.get(negated ? feature.slice(1) : feature)
     if (projected === undefined) continue
-    vectorSum += key!.sign * projected
+    vectorSum += (negated ? -1 : 1) * projected
     vectorCount += 1
   }
   const logit = vectorCount === 0 ? z : z + vectorSum / vectorCount

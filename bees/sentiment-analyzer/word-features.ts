@@ -2,33 +2,187 @@
 // negation's scope marked ("not good" gives "~good"), and bigrams. Negation
 // marking (Das & Chen 2001; Pang, Lee & Vaithyanathan 2002) lets one weight
 // mean "good" and another "not good" without any lexicon.
+//
+// The tokens are those of /[\p{L}\p{N}]+(?:['’]\p{L}+)*|[.,;:!?]/gu over the
+// lower-cased text, read by hand: the regex, its match objects and a Set of the
+// features took about 4 µs of a 45 µs analysis of an 11-word sentence.
 
-const TOKEN = /[\p{L}\p{N}]+(?:['’]\p{L}+)*|[.,;:!?]/gu
-const CLAUSE_END = /^[.,;:!?]$/
-// "but" starts a clause whose polarity often reverses the first one's; a
-// negation before it should not reach past it.
-const SCOPE_END = new Set(['but', 'however', 'although', 'though', 'yet'])
-const NEGATORS = new Set(['not', 'no', 'never', 'cannot', 'nothing', 'nobody', 'none', 'nor', 'neither', 'without', 'hardly', 'barely'])
-const NEGATED_CONTRACTION = /n['’]t$/
+const SCOPE_END = 1
+const NEGATOR = 2
+/**
+ * "but" starts a clause whose polarity often reverses the first one's; a
+ * negation before it should not reach past it. One look-up tells a word's role.
+ */
+const ROLES = new Map<string, number>([
+  ...['but', 'however', 'although', 'though', 'yet'].map(word => [word, SCOPE_END] as const),
+  ...['not', 'no', 'never', 'cannot', 'nothing', 'nobody', 'none', 'nor', 'neither', 'without', 'hardly', 'barely'].map(word => [word, NEGATOR] as const)
+])
+const LETTER = /\p{L}/u
+const NUMBER = /\p{N}/u
+
+const APOSTROPHE = 39
+const CURLY_APOSTROPHE = 0x2019
+const NONE = 0
+const DIGIT = 1
+const LETTER_CLASS = 2
+
+/** The class of the code point at `at`: a letter (\p{L}), a number (\p{N}) or neither. ASCII by hand, the rest by regex. */
+function classAt (text: string, at: number): number {
+  const code = text.charCodeAt(at)
+  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) ? LETTER_CLASS : code >= 48 && code <= 57 ? DIGIT : NONE
+  const char = String.fromCodePoint(text.codePointAt(at)!)
+  return LETTER.test(char) ? LETTER_CLASS : NUMBER.test(char) ? DIGIT : NONE
+}
+
+const widthAt = (text: string, at: number): number => text.charCodeAt(at) >= 0xd800 && text.codePointAt(at)! > 0xffff ? 2 : 1
+
+/** One of . , ; : ! ? — a token of its own, which ends a clause. */
+const isClauseMark = (code: number): boolean => code === 46 || code === 44 || code === 59 || code === 58 || code === 33 || code === 63
+
+/** /n['’]t$/: a negated contraction ("didn't", "isn’t"). */
+function endsInNegatedContraction (word: string): boolean {
+  const last = word.length - 1
+  const mark = word.charCodeAt(last - 1)
+  return last >= 2 && word.charCodeAt(last) === 116 && (mark === APOSTROPHE || mark === CURLY_APOSTROPHE) && word.charCodeAt(last - 2) === 110
+}
+
+/** Words looked for one by one up to this many; a Map past it. */
+const LINEAR = 32
+
+/**
+ * What a text has used of one word: its unigram plain and negated, and the words before it in its bigrams (the first in
+ * `after`, '' if none yet; any others in `more`: most words of a text come once, and an array each cost more).
+ */
+interface Used { plain: boolean, negated: boolean, after: string, more: string[] | null }
+
+/** Whether `used` has a bigram after `previous`; remembers it if not. */
+function newBigram (used: Used, previous: string): boolean {
+  if (used.after === '') {
+    used.after = previous
+    return true
+  }
+  if (used.after === previous || used.more?.includes(previous) === true) return false
+  if (used.more === null) used.more = [previous]
+  else used.more.push(previous)
+  return true
+}
+
+/**
+ * The features of one text, each once, in the order first seen. A feature can repeat only one of the same word: "~w"
+ * an earlier "~w", and "a w" an earlier "a w" ("a b" splits at its one space, words have none). So each word keeps what
+ * it has been used in, and a feature is made only when it is new. Words are looked for one by one while they are few
+ * (a Set or Map allocates and rehashes as it grows, and a Set of every feature cost more than the features).
+ */
+class Distinct {
+  readonly features: string[] = []
+  readonly #words: string[] = []
+  readonly #used: Used[] = []
+  #byWord: Map<string, Used> | null = null
+  #marks = ''
+
+  /** What the text has used of `word` so far (nothing, the first time). */
+  used (word: string): Used {
+    const found = this.#byWord !== null ? this.#byWord.get(word) : this.#find(word)
+    if (found !== undefined) return found
+    const used: Used = { plain: false, negated: false, after: '', more: null }
+    if (this.#byWord !== null) {
+      this.#byWord.set(word, used)
+    } else if (this.#words.length === LINEAR) {
+      this.#byWord = new Map(this.#words.map((known, i) => [known, this.#used[i]!] as const)).set(word, used)
+    } else {
+      this.#words.push(word)
+      this.#used.push(used)
+    }
+    return used
+  }
+
+  #find (word: string): Used | undefined {
+    const words = this.#words
+    for (let i = 0; i < words.length; i++) if (words[i] === word) return this.#used[i]
+    return undefined
+  }
+
+  /** "!" or "?", each once. */
+  addMark (mark: string): void {
+    if (this.#marks.includes(mark)) return
+    this.#marks += mark
+    this.features.push(mark)
+  }
+}
+
+/** Gives the features of `text`, in order, to `take`: each once to a Distinct, all of them to an array. Returns whether any word had a letter. */
+function readWords (text: string, take: Distinct | string[]): boolean {
+  const lower = text.toLowerCase()
+  const distinct = take instanceof Distinct ? take : null
+  const all = distinct === null ? take as string[] : null
+  let lettered = false
+  let negated = false
+  let previous = ''
+  for (let i = 0; i < lower.length;) {
+    const code = lower.charCodeAt(i)
+    if (isClauseMark(code)) {
+      if (code === 33 || code === 63) {
+        const mark = code === 33 ? '!' : '?'
+        if (distinct !== null) distinct.addMark(mark)
+        else all!.push(mark)
+      }
+      negated = false
+      previous = ''
+      i += 1
+      continue
+    }
+    const start = i
+    let curly = false
+    for (let kind = classAt(lower, i); kind !== NONE; kind = i < lower.length ? classAt(lower, i) : NONE) {
+      if (kind === LETTER_CLASS) lettered = true
+      i += widthAt(lower, i)
+    }
+    if (i === start) {
+      i += 1
+      continue
+    }
+    // Each "'" or "’" followed by letters joins them to the word ("didn't", "rock’n’roll").
+    for (let mark = lower.charCodeAt(i); (mark === APOSTROPHE || mark === CURLY_APOSTROPHE) && i + 1 < lower.length && classAt(lower, i + 1) === LETTER_CLASS; mark = lower.charCodeAt(i)) {
+      curly ||= mark === CURLY_APOSTROPHE
+      lettered = true
+      i += 1
+      while (i < lower.length && classAt(lower, i) === LETTER_CLASS) i += widthAt(lower, i)
+    }
+    const raw = lower.slice(start, i)
+    // The first curly apostrophe only, as String.replace with a string replaces.
+    const word = curly ? raw.replace('’', "'") : raw
+    if (distinct === null) {
+      all!.push(negated ? '~' + word : word)
+      if (previous !== '') all!.push(previous + ' ' + word)
+    } else {
+      const used = distinct.used(word)
+      if (negated ? !used.negated : !used.plain) {
+        if (negated) used.negated = true
+        else used.plain = true
+        distinct.features.push(negated ? '~' + word : word)
+      }
+      if (previous !== '' && newBigram(used, previous)) distinct.features.push(previous + ' ' + word)
+    }
+    previous = word
+    const role = ROLES.get(word)
+    if (role === SCOPE_END) negated = false
+    else if (role === NEGATOR || endsInNegatedContraction(word)) negated = true
+  }
+  return lettered
+}
 
 /** Feature names of one (already normalized) text; repeats are kept, order is not meaningful. */
 export function wordFeatures (text: string): string[] {
   const features: string[] = []
-  let negated = false
-  let previous = ''
-  for (const [raw] of text.toLowerCase().matchAll(TOKEN)) {
-    if (CLAUSE_END.test(raw)) {
-      if (raw === '!' || raw === '?') features.push(raw)
-      negated = false
-      previous = ''
-      continue
-    }
-    const word = raw.replace('’', "'")
-    features.push(negated ? `~${word}` : word)
-    if (previous !== '') features.push(`${previous} ${word}`)
-    previous = word
-    if (SCOPE_END.has(word)) negated = false
-    else if (NEGATORS.has(word) || NEGATED_CONTRACTION.test(word)) negated = true
-  }
+  readWords(text, features)
   return features
+}
+
+/** The features of one (already normalized) text, each once, in the order first seen; and whether any word has a letter. */
+export interface WordEvidence { features: string[], hasLetters: boolean }
+
+export function distinctWordFeatures (text: string): WordEvidence {
+  const distinct = new Distinct()
+  const hasLetters = readWords(text, distinct)
+  return { features: distinct.features, hasLetters }
 }

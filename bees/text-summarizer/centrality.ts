@@ -13,6 +13,9 @@
  * left out however long the text is.
  */
 
+import { grown, trimmed } from '../grow.js'
+import type { TermRows } from './term-rows.js'
+
 const DAMPING = 0.85
 const MAX_ITERATIONS = 100
 // Stop once no sentence's share moves by more than a millionth of the average share.
@@ -20,117 +23,187 @@ const TOLERANCE = 1e-6
 // A sentence sharing no term with any other one has no edges; its mass follows the random jump, as in PageRank.
 const NO_EDGES = 1e-12
 
-interface SparseRows { rowStart: Uint32Array, column: Uint32Array, weight: Float64Array, columns: number }
+/**
+ * The sentence vectors as the rows of V: row i is entries rowStart[i]..rowStart[i + 1] - 1, entry k the term column[k]
+ * with weight[k]; own[k] is 1 when no other row has that term (most terms of a text). Scratch space, reused from call
+ * to call and grown as texts need: a power step's arithmetic took less time than allocating its dozen arrays.
+ */
+const rows = {
+  rowStart: new Int32Array(64),
+  column: new Int32Array(256),
+  count: new Int32Array(256),
+  weight: new Float64Array(256),
+  own: new Uint8Array(256),
+  documentFrequency: new Int32Array(256),
+  idf: new Float64Array(256),
+  columnSums: new Float64Array(256),
+  projected: new Float64Array(256),
+  selfSimilarity: new Float64Array(64),
+  degree: new Float64Array(64),
+  rank: new Float64Array(64),
+  next: new Float64Array(64),
+  perDegree: new Float64Array(64)
+}
 
-/** PageRank centrality of each sentence, given its terms; non-negative, summing to 1. */
-export function centrality (sentenceTerms: readonly (readonly string[])[]): Float64Array {
-  const n = sentenceTerms.length
-  const vectors = tfIdfVectors(sentenceTerms)
-  const { rowStart, column, weight } = vectors
-  const selfSimilarity = new Float64Array(n)
-  const columnSums = new Float64Array(vectors.columns)
+/**
+ * PageRank centrality of each sentence, given its terms; non-negative, summing to 1.
+ *
+ * Each power step does the same arithmetic in the same order as it always did, so the scores are the same to the last
+ * bit, with less work around it: a term only one sentence has adds to that sentence's own dot product only, as
+ * weight · (weight · x) — the same two products the projection and the dot product made of it, without the store and
+ * the load between them.
+ */
+export function centrality (sentenceTerms: TermRows): Float64Array {
+  const n = sentenceTerms.start.length - 1
+  const columns = tfIdfVectors(sentenceTerms)
+  const { rowStart, column, weight, own } = rows
+  const selfSimilarity = rows.selfSimilarity = grown(rows.selfSimilarity, n)
+  const columnSums = rows.columnSums = grown(rows.columnSums, columns)
+  columnSums.fill(0, 0, columns)
   for (let i = 0; i < n; i++) {
     let squares = 0
-    for (let k = rowStart[i] ?? 0; k < (rowStart[i + 1] ?? 0); k++) {
-      const w = weight[k] ?? 0
-      const c = column[k] ?? 0
+    for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) {
+      const w = weight[k]!
+      const c = column[k]!
       squares += w * w
-      columnSums[c] = (columnSums[c] ?? 0) + w
+      columnSums[c] = columnSums[c]! + w
     }
     selfSimilarity[i] = squares
   }
-  const degree = new Float64Array(n)
-  for (let i = 0; i < n; i++) degree[i] = rowDot(vectors, i, columnSums) - (selfSimilarity[i] ?? 0)
+  const degree = rows.degree = grown(rows.degree, n)
+  for (let i = 0; i < n; i++) {
+    let sum = 0
+    for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) sum += weight[k]! * columnSums[column[k]!]!
+    degree[i] = sum - selfSimilarity[i]!
+  }
 
-  let rank = new Float64Array(n).fill(1 / n)
-  let next = new Float64Array(n)
-  const perDegree = new Float64Array(n)
-  const projected = new Float64Array(vectors.columns)
+  let rank = rows.rank = grown(rows.rank, n)
+  let next = rows.next = grown(rows.next, n)
+  rank.fill(1 / n, 0, n)
+  const perDegree = rows.perDegree = grown(rows.perDegree, n)
+  const projected = rows.projected = grown(rows.projected, columns)
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
     let danglingMass = 0
     for (let i = 0; i < n; i++) {
-      const d = degree[i] ?? 0
-      const r = rank[i] ?? 0
+      const d = degree[i]!
+      const r = rank[i]!
       if (d > NO_EDGES) perDegree[i] = r / d
       else { perDegree[i] = 0; danglingMass += r }
     }
-    projected.fill(0)
+    projected.fill(0, 0, columns)
     for (let i = 0; i < n; i++) {
-      const x = perDegree[i] ?? 0
+      const x = perDegree[i]!
       if (x === 0) continue
-      for (let k = rowStart[i] ?? 0; k < (rowStart[i + 1] ?? 0); k++) {
-        const c = column[k] ?? 0
-        projected[c] = (projected[c] ?? 0) + (weight[k] ?? 0) * x
+      for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) {
+        if (own[k] === 1) continue
+        const c = column[k]!
+        projected[c] = projected[c]! + weight[k]! * x
       }
     }
     let change = 0
+    const base = ((1 - DAMPING) + DAMPING * danglingMass) / n
     for (let i = 0; i < n; i++) {
-      const base = ((1 - DAMPING) + DAMPING * danglingMass) / n
+      const x = perDegree[i]!
+      let sum = 0
+      for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) {
+        const w = weight[k]!
+        sum += w * (own[k] === 1 ? w * x : projected[column[k]!]!)
+      }
       // Rounding can push the sum of a sentence's neighbours a hair below zero.
-      const fromNeighbours = Math.max(0, rowDot(vectors, i, projected) - (selfSimilarity[i] ?? 0) * (perDegree[i] ?? 0))
-      next[i] = base + DAMPING * fromNeighbours
-      change = Math.max(change, Math.abs((next[i] ?? 0) - (rank[i] ?? 0)))
+      const fromNeighbours = Math.max(0, sum - selfSimilarity[i]! * x)
+      const value = base + DAMPING * fromNeighbours
+      next[i] = value
+      change = Math.max(change, Math.abs(value - rank[i]!))
     }
-    [rank, next] = [next, rank]
+    const previous = rank
+    rank = next
+    next = previous
     if (change * n < TOLERANCE) break
   }
-  return normalize(rank)
+  const scores = normalize(rank.subarray(0, n))
+  trimRows()
+  return scores
 }
 
-/** Unit-length TF-IDF rows; the smoothed idf ln((1 + n) / (1 + df)) + 1 keeps terms found in every sentence. */
-function tfIdfVectors (sentenceTerms: readonly (readonly string[])[]): SparseRows {
-  const n = sentenceTerms.length
-  const ids = new Map<string, number>()
-  const rowStart = new Uint32Array(n + 1)
-  const column = new Uint32Array(sentenceTerms.reduce((total, terms) => total + terms.length, 0))
-  const count = new Uint32Array(column.length)
+/** Lets go of the scratch arrays a long text grew past what is kept between calls. */
+function trimRows (): void {
+  rows.rowStart = trimmed(rows.rowStart, 64)
+  rows.column = trimmed(rows.column, 256)
+  rows.count = trimmed(rows.count, 256)
+  rows.weight = trimmed(rows.weight, 256)
+  rows.own = trimmed(rows.own, 256)
+  rows.documentFrequency = trimmed(rows.documentFrequency, 256)
+  rows.idf = trimmed(rows.idf, 256)
+  rows.columnSums = trimmed(rows.columnSums, 256)
+  rows.projected = trimmed(rows.projected, 256)
+  rows.selfSimilarity = trimmed(rows.selfSimilarity, 64)
+  rows.degree = trimmed(rows.degree, 64)
+  rows.rank = trimmed(rows.rank, 64)
+  rows.next = trimmed(rows.next, 64)
+  rows.perDegree = trimmed(rows.perDegree, 64)
+}
+
+/**
+ * Fills `rows` with unit-length TF-IDF rows and returns the number of distinct terms; the smoothed idf
+ * ln((1 + n) / (1 + df)) + 1 keeps terms found in every sentence.
+ */
+function tfIdfVectors ({ start, ids, terms: columns }: TermRows): number {
+  const n = start.length - 1
+  const total = ids.length
+  const rowStart = rows.rowStart = grown(rows.rowStart, n + 1)
+  const column = rows.column = grown(rows.column, total)
+  const count = rows.count = grown(rows.count, total)
   let k = 0
-  // Flat typed arrays rather than a map per sentence: a megabyte of text can hold hundreds of thousands of sentences.
-  sentenceTerms.forEach((terms, i) => {
+  for (let i = 0; i < n; i++) {
     const first = k
-    for (const term of terms) {
-      let id = ids.get(term)
-      if (id === undefined) {
-        id = ids.size
-        ids.set(term, id)
-      }
-      column[k++] = id
-    }
+    for (let j = start[i]!; j < start[i + 1]!; j++) column[k++] = ids[j]!
     // Sorting the row's term ids puts repeats side by side, so counting them needs no map.
-    if (k - first > 1) column.subarray(first, k).sort()
+    sortIds(column, first, k)
     const last = k
     k = first
     for (let j = first; j < last; j++) {
-      const id = column[j] ?? 0
-      if (k > first && column[k - 1] === id) count[k - 1] = (count[k - 1] ?? 0) + 1
+      const id = column[j]!
+      if (k > first && column[k - 1] === id) count[k - 1] = count[k - 1]! + 1
       else { column[k] = id; count[k++] = 1 }
     }
     rowStart[i + 1] = k
-  })
-
-  const documentFrequency = new Uint32Array(ids.size)
-  for (let j = 0; j < k; j++) {
-    const id = column[j] ?? 0
-    documentFrequency[id] = (documentFrequency[id] ?? 0) + 1
   }
-  const weight = new Float64Array(k)
+
+  const documentFrequency = rows.documentFrequency = grown(rows.documentFrequency, columns)
+  documentFrequency.fill(0, 0, columns)
+  for (let j = 0; j < k; j++) documentFrequency[column[j]!] = documentFrequency[column[j]!]! + 1
+  // A term's idf, once: the same number for each of its sentences.
+  const idf = rows.idf = grown(rows.idf, columns)
+  for (let c = 0; c < columns; c++) idf[c] = Math.log((1 + n) / (1 + documentFrequency[c]!)) + 1
+  const weight = rows.weight = grown(rows.weight, k)
+  const own = rows.own = grown(rows.own, k)
   for (let i = 0; i < n; i++) {
     let squares = 0
-    for (let j = rowStart[i] ?? 0; j < (rowStart[i + 1] ?? 0); j++) {
-      const w = (count[j] ?? 0) * (Math.log((1 + n) / (1 + (documentFrequency[column[j] ?? 0] ?? 0))) + 1)
+    const end = rowStart[i + 1]!
+    for (let j = rowStart[i]!; j < end; j++) {
+      const w = count[j]! * idf[column[j]!]!
       weight[j] = w
+      own[j] = documentFrequency[column[j]!] === 1 ? 1 : 0
       squares += w * w
     }
     const length = Math.sqrt(squares)
-    for (let j = rowStart[i] ?? 0; j < (rowStart[i + 1] ?? 0); j++) weight[j] = (weight[j] ?? 0) / length
+    for (let j = rowStart[i]!; j < end; j++) weight[j] = weight[j]! / length
   }
-  return { rowStart, column: column.subarray(0, k), weight, columns: ids.size }
+  return columns
 }
 
-function rowDot ({ rowStart, column, weight }: SparseRows, row: number, dense: Float64Array): number {
-  let sum = 0
-  for (let k = rowStart[row] ?? 0; k < (rowStart[row + 1] ?? 0); k++) sum += (weight[k] ?? 0) * (dense[column[k] ?? 0] ?? 0)
-  return sum
+/** Sorts ids[from..to) ascending: by insertion while the row is short (most sentences), by the typed array's sort past that. */
+function sortIds (ids: Int32Array, from: number, to: number): void {
+  if (to - from > 32) {
+    ids.subarray(from, to).sort()
+    return
+  }
+  for (let i = from + 1; i < to; i++) {
+    const id = ids[i]!
+    let j = i - 1
+    for (; j >= from && ids[j]! > id; j--) ids[j + 1] = ids[j]!
+    ids[j + 1] = id
+  }
 }
 
 function normalize (values: Float64Array): Float64Array {

@@ -1,3 +1,4 @@
+import { isWhiteSpaceAt } from '../white-space.js'
 import { STOP_WORDS } from './stop-words.js'
 
 /** A sentence as offsets into the text: `text.slice(start, end)` is the sentence, trimmed of white space. */
@@ -42,7 +43,6 @@ const INITIALISM = /^(?:\p{L}\.)*\p{L}$/u
 const NEXT_WORD = /\s*[\p{Ps}\p{Pi}"'¿¡]*(\p{L}*)/uy
 const LOWER_CASE = /^\p{Ll}/u
 const LETTER_OR_DOT = /[\p{L}.]/u
-const WHITE_SPACE = /\s/
 const PARAGRAPH_BREAK = /\n[^\n]*\n/
 // Abbreviations are short; looking further back would only cost time.
 const LOOK_BACK = 32
@@ -77,12 +77,19 @@ function endsSentence (text: string, boundary: string, start: number, end: numbe
 /** The lower-cased letters and dots just before a period at `at` ("u.s" in "the U.S."). */
 function previousWord (text: string, at: number): string {
   let start = at
-  while (start > 0 && at - start < LOOK_BACK && LETTER_OR_DOT.test(text[start - 1] ?? '')) start--
+  while (start > 0 && at - start < LOOK_BACK && isLetterOrDot(text, start - 1)) start--
   return text.slice(start, at).toLowerCase()
 }
 
+/** LETTER_OR_DOT on the code unit at `at` (a lone surrogate is no letter); ASCII by hand. */
+function isLetterOrDot (text: string, at: number): boolean {
+  const code = text.charCodeAt(at)
+  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 46
+  return LETTER_OR_DOT.test(text[at]!)
+}
+
 function pushTrimmed (spans: Span[], text: string, start: number, end: number): void {
-  while (start < end && WHITE_SPACE.test(text[start] ?? '')) start++
-  while (end > start && WHITE_SPACE.test(text[end - 1] ?? '')) end--
+  while (start < end && isWhiteSpaceAt(text, start)) start++
+  while (end > start && isWhiteSpaceAt(text, end - 1)) end--
   if (start < end) spans.push({ start, end })
 }

@@ -1,6 +1,6 @@
 import { centrality } from './centrality.js'
 import { splitSentences } from './sentences.js'
-import { contentTerms } from './terms.js'
+import { termRows } from './term-rows.js'
 import { countWords, firstWords } from './words.js'
 
 /**
@@ -29,6 +29,8 @@ const KEY_POINTS = 5
 const TIE = 1e-9
 const WORD_CHARACTER = /[\p{L}\p{N}]/u
 const ENDS_IN_WORD = /[\p{L}\p{N}\p{M}]$/u
+/** sentences.ts's second kind of boundary, which needs no white space after it. */
+const FULL_WIDTH_TERMINATOR = /[。！？．｡]/
 
 /**
  * Extractive summary of `text` in at most `maxWords` words (a positive integer; words are white-space separated).
@@ -43,11 +45,15 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
   if (sentences.length === 0) return { summary: '', keyPoints: [], confidence: 0 }
 
   // One sentence is the whole graph: all the centrality is its own (what centrality computes), its terms unneeded.
-  const scores = sentences.length === 1 ? Float64Array.of(1) : centrality(sentences.map(contentTerms))
+  const rows = sentences.length === 1 ? null : termRows(sentences)
+  const scores = rows === null ? Float64Array.of(1) : centrality(rows)
+  const counted = rows === null ? Int32Array.of(countWords(sentences[0] ?? '')) : rows.words
+  const wordsOf = (i: number): number => counted[i] ?? 0
   const ranked = rankOrder(scores)
-  const keyPoints = mostCentral(sentences, ranked, KEY_POINTS).map(sentence => firstWords(sentence, maxWords))
+  // A sentence within the budget is its own first maxWords words.
+  const keyPoints = mostCentral(sentences, ranked, KEY_POINTS).map(i => wordsOf(i) <= maxWords ? sentences[i] ?? '' : firstWords(sentences[i] ?? '', maxWords))
 
-  if (countWords(text) <= maxWords) return { summary: text.trim(), keyPoints, confidence: 1 }
+  if (!moreWordsThan(text, counted, maxWords)) return { summary: text.trim(), keyPoints, confidence: 1 }
 
   const candidates = summaryCandidates(sentences, ranked)
   const chosen: number[] = []
@@ -56,7 +62,7 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
   for (const i of candidates) {
     const sentence = sentences[i] ?? ''
     if (seen.has(sentence)) continue
-    const words = countWords(sentence)
+    const words = wordsOf(i)
     if (words > budget) continue
     chosen.push(i)
     seen.add(sentence)
@@ -67,7 +73,7 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
   if (chosen.length === 0) {
     const best = candidates[0] ?? 0
     const sentence = sentences[best] ?? ''
-    return { summary: firstWords(sentence, maxWords), keyPoints, confidence: (scores[best] ?? 0) * maxWords / countWords(sentence) }
+    return { summary: firstWords(sentence, maxWords), keyPoints, confidence: (scores[best] ?? 0) * maxWords / wordsOf(best) }
   }
   chosen.sort((a, b) => a - b)
   return {
@@ -75,6 +81,18 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
     keyPoints,
     confidence: Math.min(1, chosen.reduce((sum, i) => sum + (scores[i] ?? 0), 0))
   }
+}
+
+/**
+ * Whether `text` has more than `limit` words. Every word of the text is in one sentence, unless a full-width terminator
+ * ("。") ends a sentence inside one (it needs no space after it), and some sentences (no letter or digit) were left out:
+ * so more words in the sentences than the limit settles it, without counting the text again.
+ */
+function moreWordsThan (text: string, sentenceWords: Int32Array, limit: number): boolean {
+  let words = 0
+  for (const count of sentenceWords) words += count
+  if (words > limit && !FULL_WIDTH_TERMINATOR.test(text)) return true
+  return countWords(text, limit) > limit
 }
 
 /** One space between sentences, or a line break after one that ends without punctuation, as the text had it. */
@@ -106,11 +124,16 @@ function rankOrder (scores: Float64Array): number[] {
   return keys.map((_, i) => i).sort((a, b) => (keys[b] ?? 0) - (keys[a] ?? 0) || a - b)
 }
 
-function mostCentral (sentences: readonly string[], ranked: readonly number[], limit: number): string[] {
+/** The indices of up to `limit` most central sentences, one for each distinct sentence. */
+function mostCentral (sentences: readonly string[], ranked: readonly number[], limit: number): number[] {
   const found = new Set<string>()
+  const indices: number[] = []
   for (const i of ranked) {
     if (found.size === limit) break
-    found.add(sentences[i] ?? '')
+    const sentence = sentences[i] ?? ''
+    if (found.has(sentence)) continue
+    found.add(sentence)
+    indices.push(i)
   }
-  return [...found]
+  return indices
 }

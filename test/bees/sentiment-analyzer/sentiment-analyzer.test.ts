@@ -1,11 +1,14 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { test } from 'tap'
 import fc from 'fast-check'
 import vader from 'vader-sentiment'
 import { SENTIMENT_MAX_CHARS, analyzeSentiment } from '../../../bees/sentiment-analyzer/analyze.js'
 import { looksNonEnglish } from '../../../bees/sentiment-analyzer/language.js'
-import { breakLongRuns, normalizeText } from '../../../bees/sentiment-analyzer/signals.js'
+import { normalizeText } from '../../../bees/sentiment-analyzer/signals.js'
 import { hasSocialCues, hasStretchedWord } from '../../../bees/sentiment-analyzer/social-cues.js'
 import { EMPHASIS_CAP, vaderCompound, vaderScore } from '../../../bees/sentiment-analyzer/vader-compound.js'
+import { LONG_RUN, Tokens } from '../../../bees/sentiment-analyzer/wink-tokens.js'
 import { wordFeatures } from '../../../bees/sentiment-analyzer/word-features.js'
 import { fitSparseLogistic } from '../../../eval/sparse-logistic.js'
 import { SENTIMENT_SETS, fnv1a32, isTuningItem, loadSet, parseGroundTruth, splitHalf } from '../../../eval/datasets.js'
@@ -101,8 +104,11 @@ test('text at the limit without white space is not slower than prose', async t =
     t.ok(elapsed < 250, `${JSON.stringify(piece)} x ${run.length / piece.length}: ${elapsed.toFixed(0)} ms`)
     t.ok(result.confidence >= 0 && result.confidence <= 1)
   }
-  t.equal(breakLongRuns('a'.repeat(130)), `${'a'.repeat(64)} ${'a'.repeat(64)} aa`, 'runs are cut into 64-character pieces')
-  t.equal(breakLongRuns('short words stay as they are'), 'short words stay as they are')
+  const tokens = new Tokens()
+  tokens.read('a'.repeat(2 * LONG_RUN + 2))
+  t.same([tokens.length, [...tokens.spaced.subarray(0, tokens.length)]], [3, [0, 1, 1]], 'runs are cut into pieces of LONG_RUN code units, as if spaced')
+  tokens.read('short words stay as they are')
+  t.equal(tokens.length, 6)
 })
 
 test('HTML entities are decoded and URLs dropped before scoring', async t => {
@@ -111,17 +117,28 @@ test('HTML entities are decoded and URLs dropped before scoring', async t => {
   t.equal(analyzeSentiment('Just posted a photo http://url_removed').sentiment, 'neutral')
 })
 
-test('the fast VADER tokenizer gives exactly vader-sentiment\'s compound score', async t => {
+test('the port of VADER\'s rules gives exactly vader-sentiment\'s compound score', async t => {
   const samples = SENTIMENT_SETS.flatMap(set => loadSet(set).slice(0, 400).map(item => item.text))
   const mismatches = samples.filter(text => vaderCompound(text) !== vader.SentimentIntensityAnalyzer.polarity_scores(text).compound)
   t.same(mismatches, [])
 
+  // Every word and emoticon of the lexicon alone: the port reads the package's vader_lexicon.txt, the library its own table.
+  const lexicon = readFileSync(createRequire(import.meta.url).resolve('vader-sentiment/vader_lexicon.txt'), 'utf8')
+    .split('\n').filter(line => line !== '').map(line => line.split('\t')[0]!)
+  t.ok(lexicon.length > 7000)
+  t.same(lexicon.filter(word => vaderCompound(word) !== vader.SentimentIntensityAnalyzer.polarity_scores(word).compound), [])
+
   const pieces = ['good', 'GOOD', 'bad', 'not', "isn't", 'kind', 'of', 'but', 'BUT', 'very', 'least', 'at', 'never', 'so',
-    ':)', ':-(', '<3', '!', '?', '.', ',', "'", '"', '-', '!!', '?!?', 'the', 'shit', 'sort of', 'lol', 'x', ' ', '  ', '\t']
+    ':)', ':-(', '<3', '!', '?', '.', ',', "'", '"', '-', '!!', '?!?', 'the', 'shit', 'sort of', 'lol', 'x', ' ', '  ', '\t',
+    'this', 'kiss', 'death', 'yeah', 'right', 'bomb', 'hand', 'to', 'mouth', 'just', 'enough', 'sort', 'uh-uh', 'Not', 'The']
   fc.assert(fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 25 }), parts => {
     const text = parts.join('')
     return vaderCompound(text) === vader.SentimentIntensityAnalyzer.polarity_scores(text).compound
-  }), { numRuns: 2000 })
+  }), { numRuns: 3000 })
+  fc.assert(fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 25 }), parts => {
+    const text = parts.join(' ')
+    return vaderCompound(text) === vader.SentimentIntensityAnalyzer.polarity_scores(text).compound
+  }), { numRuns: 3000 })
 })
 
 test('emphasis: "!" and sentiment words in capitals amid lower case, as VADER reads them, each capped', async t => {
