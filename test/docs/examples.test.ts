@@ -31,12 +31,13 @@ test('the difference of a printed answer and an actual one', async (t) => {
   t.match(difference('200\n429', '200\n200'), /differs/, 'plain text is compared line for line')
 })
 
-test('the runnable examples print what the documentation shows', async (t) => {
+// Four at a time: each example waits on its own service and shell, not on the CPU, most of the time.
+test('the runnable examples print what the documentation shows', { jobs: 4 }, async (t) => {
   for (const example of examples) {
     if (example.marker?.run !== true) continue
     const vary = example.marker.vary
     // Each example gets a service of its own, as a reader who starts one would, so no example sees another's calls.
-    await t.test(example.where, async (t) => {
+    t.test(example.where, async (t) => {
       const dir = mkdtempSync(join(tmpdir(), 'apiary-example-'))
       t.teardown(() => rmSync(dir, { recursive: true, force: true }))
       const { script, serverEnv } = serverStart(example.script)
