@@ -19,6 +19,12 @@ const RSS_LIMIT_MB = 250
  */
 const RSS_GATE_MB = 320
 const FLAT_RATIO = 0.8
+/**
+ * What the gate fails on: four quick runs in a row on one quiet machine measured publishing 0.74, 0.81, 1.04 and
+ * 0.90× (PATCH 0.85-1.04×) with nothing changed, so a gate at the goal fails one run in four; a lookup that scans
+ * the catalog on each change makes it several times slower at 2,000 Bees than at none, and still fails this.
+ */
+const FLAT_GATE_RATIO = 0.5
 const DOCUMENT_LIMIT_BYTES = 150_000
 /** How long a change may take to reach another instance before the bench stops waiting and counts it as this. */
 const PROPAGATION_GIVE_UP_MS = 10_000
@@ -117,12 +123,19 @@ function changeRows (what: string, empty: Completion[], full: Completion[], size
   const [emptyRate, fullRate] = [sustainedRate(empty), sustainedRate(full)]
   const overall = rateOf(full)
   const latency = p99(full.map((entry) => entry.latency))
+  const ratio = `${(fullRate / emptyRate).toFixed(2)}×`
   return [
     {
       measure: `${what} through the API, ${PUBLISHERS} publishers: ${full.length} at ${size.toLocaleString('en')} Bees / ${empty.length} at none`,
-      value: `${fullRate.toFixed(0)}/s / ${emptyRate.toFixed(0)}/s = ${(fullRate / emptyRate).toFixed(2)}×`,
+      value: `${fullRate.toFixed(0)}/s / ${emptyRate.toFixed(0)}/s = ${ratio}`,
       goal: `flat (≥ ${FLAT_RATIO}×)`,
-      holds: fullRate >= FLAT_RATIO * emptyRate,
+      holds: fullRate >= FLAT_RATIO * emptyRate
+    },
+    {
+      measure: `${what}, the regression bound CI gates until the goal above holds on every run`,
+      value: ratio,
+      goal: `≥ ${FLAT_GATE_RATIO}×`,
+      holds: fullRate >= FLAT_GATE_RATIO * emptyRate,
       gated: true
     },
     {
@@ -344,7 +357,7 @@ export async function catalogBench (quick: boolean, dir: string, nodeFlags: stri
       report({ ...startRow, value: `did not start (${startFailure(error)}) / ${ms(emptyReady)}`, holds: false })
     }
 
-    console.log('\nGated (the exit code): publishing and PATCH flat, RSS under its regression bound, the document\'s size. Timings on a shared machine are reported, not gated.')
+    console.log('\nGated (the exit code): publishing and PATCH within their regression bound, RSS under its regression bound, the document\'s size. Timings on a shared machine are reported, not gated.')
     const failed = rows.filter((row) => row.gated === true && row.holds === false)
     for (const row of failed) console.error(`catalog bench: ${row.measure} does not hold: ${row.value} (goal ${row.goal})`)
     return failed.length === 0 ? 0 : 1
