@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { median } from './stats.js'
-import type { ScenarioResult } from './report.js'
+import type { ScenarioResult } from './load.js'
 
 /** The accepted ratios of one kind of host (its CPU model), and how far below them a run may fall there. */
 export interface HostBaseline {

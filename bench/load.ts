@@ -137,3 +137,12 @@ export async function fireTogether (targets: Target[], seconds: number, connecti
     ...failuresOf(sides)
   }
 }
+
+/** One row of the throughput table: a scenario's service against its baseline. */
+export interface ScenarioResult {
+  title: string
+  baselineName: string
+  /** The ratio to reach; null where the row only reports (how throughput grows with pool size or instances). */
+  target: number | null
+  comparison: Comparison
+}

@@ -4,20 +4,12 @@ import { BATCH_MS, type BeeSpeedRow } from './bee-speed.js'
 import { type BreakdownColumn, breakdownTable } from './breakdown.js'
 import type { ColdStart } from './cold-start.js'
 import { hostModel, readBaseline, spreadSection } from './gate.js'
-import type { Comparison, LoadSettings, Side } from './load.js'
+import type { LoadSettings, ScenarioResult, Side } from './load.js'
 
 /** Issue 28's goals, which restated the first performance round's (150 MB, 0.5 s; 0.9, 0.9, 0.6 and 0.35 in scenarios.ts). */
 export const PEAK_RSS_TARGET_BYTES = 200e6
 /** Spawn to the first 200 on /health. */
 export const COLD_START_TARGET_MS = 600
-
-export interface ScenarioResult {
-  title: string
-  baselineName: string
-  /** The ratio to reach; null where the row only reports (how throughput grows with pool size or instances). */
-  target: number | null
-  comparison: Comparison
-}
 
 /** Latency under a fixed offered load. */
 export interface OfferedResult {

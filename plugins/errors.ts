@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
 import { ApiError, errorBody, RetryLaterError, validationFailed } from '../src/core/errors.js'
-import { PaymentRequiredError } from '../src/core/execution/payment.js'
+import { PaymentRequiredError } from '../src/core/execution/payment-required.js'
 import { PAYMENT_REQUIRED_HEADER } from '../src/core/x402/schemas.js'
 import { loggedUrl } from './access-log.js'
 import { baselineHeaders } from './security-headers.js'

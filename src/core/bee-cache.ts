@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { RegisteredBee } from './registry.js'
+import type { RegisteredBee } from './bee.js'
 
 /** What loading a published Bee finds: the Bee, `false` for a stored Bee this version cannot serve, null for none. */
 export type LoadedBee = RegisteredBee | false

@@ -1,6 +1,6 @@
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
 import { toMicros } from './money.js'
-import type { BeeDefinition, RegisteredBee } from './registry.js'
+import type { BeeDefinition, RegisteredBee } from './bee.js'
 import type { BeeRecord } from './schemas.js'
 import { checkBodySchema, compileBodySchema, lazyValidator } from './validation.js'
 

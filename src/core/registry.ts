@@ -1,68 +1,10 @@
-import type { ValidateFunction } from 'ajv'
-import type { Logger } from './logger.js'
-import type { Static, TSchema } from 'typebox'
+import type { TSchema } from 'typebox'
+import type { BeeDefinition, RegisteredBee } from './bee.js'
 import { BeeCache, type BeeLoader } from './bee-cache.js'
-import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
-import type { BeeRecord, BeeStatus, Pricing, SubscriptionPlan } from './schemas.js'
+import type { BeeStatus, SubscriptionPlan } from './schemas.js'
 import { registeredBee } from './registered-bee.js'
 
-/** What a Bee's handler returns; the pipeline wraps it in Honey. */
-export interface BeeOutcome<Result> {
-  result: Result
-  /** 0..1; each Bee documents its meaning. */
-  confidence: number
-  /** Age in seconds of the data behind the result. */
-  freshness: number
-}
-
-export interface BeeContext {
-  log: Logger
-  requestId: string
-}
-
-/** Error codes by HTTP status. */
-export type ErrorCodes = Readonly<Record<number, readonly string[]>>
-
-/** A Bee as its author declares it: metadata, schemas and the function that does the work. */
-export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema = TSchema> {
-  id: string
-  name: string
-  description: string
-  category: string
-  colony: string
-  type: string
-  ownerId: string | null
-  pricing: Pricing
-  config: BeeRecord['config']
-  inputSchema: In
-  outputSchema: Out
-  status?: BeeStatus
-  statusMessage?: string | null
-  sunsetAt?: string | null
-  lastUpdated?: string
-  /** What its execution may fail with besides the pipeline's refusals (its upstream's 502 and 504), for its execute route's documentation. */
-  errors?: ErrorCodes
-  /** The most calls a minute the Bee takes from all callers together (set by its publisher); absent or null: no limit. */
-  callsPerMinute?: number | null
-  execute (input: Static<In>, context: BeeContext): Promise<BeeOutcome<Static<Out>>>
-}
-
-/** A registered Bee: its public record plus what the execution pipeline needs, computed once. */
-export interface RegisteredBee {
-  record: BeeRecord
-  definition: BeeDefinition
-  /** Whether a call needs a wallet (pay-per-use and subscription Bees). */
-  paid: boolean
-  priceMicros: number
-  /** A subscription Bee's plan in micro-units; null for the others. */
-  plan: PlanMicros | null
-  validateInput: ValidateFunction
-  validateOutput: ValidateFunction
-  /** Built-in Bees run in-process (a bad output is our 500); published ones run remotely (their 502). */
-  remote: boolean
-  /** The Bee's own rate limit, in calls a minute from all callers together (its publisher's, or the operator's for a built-in); null: none. */
-  callsPerMinute: number | null
-}
+export type { BeeContext, BeeDefinition, BeeOutcome, ErrorCodes, RegisteredBee } from './bee.js'
 
 /**
  * The Bees this instance can serve. Built-in Bees live in code and are always here; published ones live in the

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { type Baseline, floorsFor, gate, readBaseline } from '../../bench/gate.js'
-import type { ScenarioResult } from '../../bench/report.js'
+import type { ScenarioResult } from '../../bench/load.js'
 
 const side = { rps: 1, p50: 1, p99: 1, non2xx: 0, errors: 0, failedStatuses: {} }
 const measured = (title: string, pairedRatio: number): ScenarioResult =>

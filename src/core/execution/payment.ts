@@ -1,69 +1,12 @@
-import type { PaymentRequired } from '@x402/core/types'
-import { ApiError } from '../errors.js'
 import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { fromMicros } from '../money.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
-import type { TokenSigner } from '../tokens/verifier.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, Step } from './execution.js'
+import { paymentRequired, x402Unavailable, type PaymentOptions } from './payment-required.js'
 import { tokenPayer, tokenRefused } from './token-payment.js'
 import { subscriptionCall } from './subscription.js'
-
-/** What a door needs to say 402: where a caller learns to get a wallet (none configured: no link), and x402 when it is on. */
-export interface PaymentOptions {
-  holdTimeoutSeconds: number
-  walletDocsUrl: string | null
-  x402: X402Gate | null
-  /** Verifies the verification tokens calls pay with. */
-  tokens: TokenSigner
-}
-
-/** A 402 that may carry an x402 offer, which each door puts where its x402 transport expects it (HTTP: PAYMENT-REQUIRED). */
-export class PaymentRequiredError extends ApiError {
-  readonly offer: PaymentRequired | null
-
-  constructor (code: string, message: string, extra: Record<string, unknown>, offer: PaymentRequired | null) {
-    super(402, code, message, extra)
-    this.offer = offer
-  }
-}
-
-/**
- * The 402 of every door: the spec's fields, plus what an agent needs to pay without reading docs
- * first: one sentence on how to pay, where to get a wallet and, when x402 is on, that an offer is attached.
- */
-export async function paymentRequired (execution: Execution, options: PaymentOptions, code: string, message: string,
-  details: Record<string, unknown> = {}): Promise<ApiError> {
-  const { bee } = execution
-  const { costPerCall, currency, plan } = bee.record.pricing
-  const docs = options.walletDocsUrl
-  // A subscription Bee is paid for by the period: the wallet must subscribe first, then call.
-  const needs = plan === undefined
-    ? `holding at least ${costPerCall} ${currency}`
-    : `subscribed to it (POST /api/bees/${bee.record.id}/subscription with that header pays ${plan.periodPrice} ${currency} a period)`
-  const offer = options.x402 === null ? null : await options.x402.offer(bee, execution.resource, message)
-  return new PaymentRequiredError(code, message, {
-    transactionDetails: {
-      beeId: bee.record.id,
-      cost: costPerCall,
-      currency,
-      requiredHeader: WALLET_HEADER_NAME,
-      howToPay: `Send the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ` +
-        `${needs}; this service's operator issues wallets and their tokens` +
-        (docs === null ? '.' : ' (see walletDocs).') +
-        (offer === null ? '' : ' Or pay for this call alone with x402 (see x402).'),
-      ...(docs === null ? {} : { walletDocs: docs }),
-      ...details,
-      ...(offer === null
-        ? {}
-        : {
-            x402: 'An x402 v2 offer for this call is attached: over HTTP in the PAYMENT-REQUIRED header (send the signed payment ' +
-              'in PAYMENT-SIGNATURE), over MCP in this result (send it in _meta["x402/payment"]). The payment settles only if the call succeeds.'
-          })
-    }
-  }, offer)
-}
 
 /** The payment step of a call paid with x402: the facilitator verifies the payment the claim step matched to the offer. */
 async function verifyX402 (execution: Execution, options: PaymentOptions, call: NonNullable<Execution['x402']>): Promise<Step> {
@@ -76,9 +19,6 @@ async function verifyX402 (execution: Execution, options: PaymentOptions, call: 
   if (verified.kind === 'unavailable') return { ok: false, error: x402Unavailable() }
   return { ok: false, error: await paymentRequired(execution, options, 'X402_PAYMENT_INVALID', `The x402 payment was refused: ${verified.reason}.`) }
 }
-
-export const x402Unavailable = () => new ApiError(503, 'X402_FACILITATOR_UNAVAILABLE',
-  'The x402 facilitator that verifies and settles payments cannot be reached; the Bee was not run and nothing was charged. Retry later, or pay with a wallet.')
 
 /**
  * The payment step of a pay-per-use Bee: places a hold on the caller's wallet (or renews the pending

@@ -6,7 +6,7 @@ import { storeFaultOf } from '../ledger/store-faults.js'
 import type { RegisteredBee } from '../registry.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, ExecutionOutcome, Honey, HoneySerializer, Included, X402Call } from './execution.js'
-import { paymentRequired, type PaymentOptions } from './payment.js'
+import { paymentRequired, type PaymentOptions } from './payment-required.js'
 import { paymentResponseOf } from '../x402/payment-claim.js'
 
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value))

@@ -2,7 +2,7 @@ import type { Ledger } from '../ledger/ledger.js'
 import type { PlanMicros } from '../ledger/subscriptions/subscription-repository.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
 import type { Execution, Step } from './execution.js'
-import { paymentRequired, type PaymentOptions } from './payment.js'
+import { paymentRequired, type PaymentOptions } from './payment-required.js'
 import { tokenPayer, tokenRefused } from './token-payment.js'
 
 /**

@@ -3,7 +3,7 @@ import type { TokenHoldRefusal, TokenPayer } from '../ledger/holds/hold-reposito
 import { fromMicros } from '../money.js'
 import { TOKEN_REFUSALS, type TokenRefusal } from '../tokens/holder.js'
 import type { Execution, Step } from './execution.js'
-import { paymentRequired, type PaymentOptions } from './payment.js'
+import { paymentRequired, type PaymentOptions } from './payment-required.js'
 
 /** The 402 of a token that is not (or no longer) valid; each code spelled out, as the document lists them. */
 async function invalidToken (execution: Execution, options: PaymentOptions, reason: TokenRefusal): Promise<ApiError> {

@@ -1,3 +1,4 @@
+import type { Dialect } from './dialect.js'
 import { earningsMigration } from './earnings/migration.js'
 import { healthMigration } from './health/migration.js'
 import { healthVersionMigration } from './health/version-migration.js'
@@ -11,8 +12,6 @@ import { catalogListingMigration } from './catalog/listing-migration.js'
 import { catalogRankingMigration } from './catalog/ranking-migration.js'
 import { catalogOwnerCountMigration } from './catalog/owner-count-migration.js'
 import { catalogSecretKeyMigration } from './catalog/secret-key-migration.js'
-
-export type Dialect = 'sqlite' | 'postgres'
 
 /**
  * One migration set for both backends, applied in order at start by Kysely's Migrator (which takes a

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Dialect } from './migrations.js'
+import type { Dialect } from './dialect.js'
 import type { Tables } from './tables.js'
 
 export type WriteTransaction = <T>(work: (trx: Kysely<Tables>) => Promise<T>) => Promise<T>

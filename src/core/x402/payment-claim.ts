@@ -1,7 +1,7 @@
 import type { PaymentPayload, SettleResponse } from '@x402/core/types'
 import { ApiError } from '../errors.js'
 import type { Execution, Step } from '../execution/execution.js'
-import { paymentRequired, x402Unavailable, type PaymentOptions } from '../execution/payment.js'
+import { paymentRequired, x402Unavailable, type PaymentOptions } from '../execution/payment-required.js'
 import { requestHashOf, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { NewSettlement } from '../ledger/settlements/settlement-repository.js'

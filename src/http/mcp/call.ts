@@ -6,7 +6,7 @@ import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META } from '../../core/x402/sch
 import { fromApiError, type Era } from './errors.js'
 import { FIND_BEES, findBees } from './find-bees.js'
 import { META } from './meta.js'
-import type { McpOptions } from './server.js'
+import type { McpOptions } from './options.js'
 
 /** What the HTTP request around an MCP request carries for it. */
 export interface CallContext {

@@ -3,7 +3,8 @@ import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTrans
 import { callTool, type CallContext } from './call.js'
 import { directRequest } from './direct.js'
 import { ExchangeTransport } from './exchange-transport.js'
-import { mcpServer, type McpOptions } from './server.js'
+import type { McpOptions } from './options.js'
+import { mcpServer } from './server.js'
 import { answerToolsCall, toolsCall } from './tools-call.js'
 
 /**

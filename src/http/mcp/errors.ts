@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
 import { bodyOf, type ApiError } from '../../core/errors.js'
-import { PaymentRequiredError } from '../../core/execution/payment.js'
+import { PaymentRequiredError } from '../../core/execution/payment-required.js'
 
 /** The protocol era of the exchange: 2025-era clients (initialize handshake) or 2026-07-28 (per-request envelope). */
 export type Era = 'legacy' | 'modern'

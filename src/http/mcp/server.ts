@@ -1,28 +1,11 @@
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server'
-import { type ApiError, bodyOf } from '../../core/errors.js'
-import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
-import type { CatalogListing } from '../../core/catalog-listing.js'
-import type { HealthBoard } from '../../core/health/board.js'
-import type { Registry } from '../../core/registry.js'
-import type { CatalogSearch } from '../../core/search.js'
+import { bodyOf } from '../../core/errors.js'
 import { WALLET_HEADER_NAME } from '../../core/schemas.js'
 import { callTool, type CallContext } from './call.js'
+import type { McpOptions } from './options.js'
 import type { Era } from './errors.js'
 import { listTools } from './list.js'
 import { BEE_TEMPLATE, listResources, LLMS_URI, readResource, resourceTemplates } from './resources.js'
-
-export interface McpOptions {
-  registry: Registry
-  /** Every Bee's recent health, for find_bees. */
-  board: HealthBoard
-  /** The catalog's search, for find_bees. */
-  search: CatalogSearch
-  /** The catalog a page at a time, for tools/list, resources/list and find_bees. */
-  listing: CatalogListing
-  execute (request: ExecutionRequest): Promise<ExecutionOutcome>
-  /** The 503 for a failure that is the ledger database being away or full (StoreHealth.refusal); null for any other. */
-  storeRefusal (error: unknown): ApiError | null
-}
 
 const instructions = 'Every Bee of the Apiary registry is a tool named by its id. Call find_bees to search the catalog ' +
   `(by words, category, price or recent success rate), then call the Bee. Pay-per-use Bees need a funded wallet token in the ${WALLET_HEADER_NAME} ` +

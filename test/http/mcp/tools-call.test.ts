@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { ApiError } from '../../../src/core/errors.js'
 import { McpEndpoint } from '../../../src/http/mcp/endpoint.js'
-import type { McpOptions } from '../../../src/http/mcp/server.js'
+import type { McpOptions } from '../../../src/http/mcp/options.js'
 import { toolsCall } from '../../../src/http/mcp/tools-call.js'
 import { build, createWallet } from '../../helper.js'
 

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 
 /**
  * Discovery's keyset pages as index range scans: one index per filter a page takes, each ending in the id in the

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 
 /**
  * Incremental catalog changes: every catalog row carries the catalog version of its last change, and a

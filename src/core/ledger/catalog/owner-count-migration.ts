@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 
 /**
  * Each publisher's count of published Bees, kept by triggers on published_bees, for the quota (PUBLISHER_MAX_BEES).

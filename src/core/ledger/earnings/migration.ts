@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 import { OPERATOR_ACCOUNT } from './split.js'
 
 /**

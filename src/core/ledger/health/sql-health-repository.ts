@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely'
 import type { MinuteCounts } from '../../health/counts.js'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 import type { Tables } from '../tables.js'
 import { writeTransaction } from '../write-transaction.js'
 import { latencyColumns } from './columns.js'

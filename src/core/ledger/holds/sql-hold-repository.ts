@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 import { later, now } from '../timestamps.js'
 import type { Tables } from '../tables.js'
 import { writeTransaction } from '../write-transaction.js'

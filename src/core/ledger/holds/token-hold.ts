@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 import type { Tables } from '../tables.js'
 import { lineageOf } from '../tokens/token-repository.js'
 import type { TokenHoldRefusal, TokenPayer } from './hold-repository.js'

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 
 /**
  * Verification tokens: budgets minted from a wallet, each a row whose `spent` the ledger moves with

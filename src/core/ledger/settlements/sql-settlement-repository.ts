@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely'
 import { decodeIdCursor } from '../cursors.js'
 import { saleRows } from '../earnings/split.js'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 import { INVALID_CURSOR, page } from '../paging.js'
 import type { Tables } from '../tables.js'
 import { now } from '../timestamps.js'

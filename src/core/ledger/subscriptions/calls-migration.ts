@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 
 /**
  * The journal of included calls: one row per call a subscription's quota paid for, written in the same

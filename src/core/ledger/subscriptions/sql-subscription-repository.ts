@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely, QueryCreator, Selectable } from 'kysely'
 import { saleRows } from '../earnings/split.js'
-import type { Dialect } from '../migrations.js'
+import type { Dialect } from '../dialect.js'
 import type { Tables } from '../tables.js'
 import { now } from '../timestamps.js'
 import { writeTransaction } from '../write-transaction.js'
