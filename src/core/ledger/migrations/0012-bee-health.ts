@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely'
-import { latencyColumns } from './columns.js'
+import { latencyColumns } from '../health/columns.js'
 
 /**
  * Bee health: additive counters per minute and Bee (runs, failures, nonconforming answers, and a latency

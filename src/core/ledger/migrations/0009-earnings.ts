@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, sql } from 'kysely'
 import type { Dialect } from '../dialect.js'
-import { OPERATOR_ACCOUNT } from './split.js'
+import { OPERATOR_ACCOUNT } from '../earnings/split.js'
 
 /**
  * Double entry: earnings accounts (a publisher's, the operator's) credited by every capture, and the
