@@ -19,10 +19,10 @@ function patternsIn (value: unknown, found: Set<string>): Set<string> {
   return found
 }
 
-/** Milliseconds V8 takes to search `input` for `pattern`, the best of three. */
+/** Milliseconds V8 takes to search `input` for `pattern`, the best of five. */
 function searchMs (pattern: RegExp, input: string): number {
   let best = Infinity
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const started = performance.now()
     pattern.test(input)
     best = Math.min(best, performance.now() - started)
@@ -43,7 +43,9 @@ function isLinear (source: string): { linear: boolean, why: string } {
     let previous = searchMs(pattern, `${unit.repeat(100)}\u0000`)
     for (const length of [1_000, 10_000, 100_000, 1_000_000]) {
       const ms = searchMs(pattern, `${unit.repeat(length)}\u0000`)
-      if (ms > 30 * previous + 2 || ms > 100) return { linear: false, why: `${JSON.stringify(unit)} × ${length}: ${ms.toFixed(1)} ms` }
+      // The 20 ms allow a scheduler's time slice: CI, four test processes on two cores, once measured a linear search
+      // 17 ms slower than that. A polynomial search still passes 100 ms by a million characters.
+      if (ms > 30 * previous + 20 || ms > 100) return { linear: false, why: `${JSON.stringify(unit)} × ${length}: ${ms.toFixed(1)} ms` }
       previous = ms
     }
   }
