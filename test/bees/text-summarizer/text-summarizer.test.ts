@@ -272,9 +272,10 @@ test('time grows about linearly with the text: 1k, 10k and 100k words', async (t
   }
   const texts = [1_000, 10_000, 100_000].map(generatedText)
   bestSeconds(texts[1] ?? '', 2)
-  const [small = 0, medium = 0, large = 0] = [bestSeconds(texts[0] ?? '', 5), bestSeconds(texts[1] ?? '', 5), bestSeconds(texts[2] ?? '', 3)]
+  const [small = 0, medium = 0, large = 0] = [bestSeconds(texts[0] ?? '', 5), bestSeconds(texts[1] ?? '', 5), bestSeconds(texts[2] ?? '', 5)]
   t.comment(`1k words ${(small * 1000).toFixed(1)} ms, 10k ${(medium * 1000).toFixed(1)} ms, 100k ${(large * 1000).toFixed(1)} ms; ` +
     `ratios ${(medium / small).toFixed(1)} and ${(large / medium).toFixed(1)} per tenfold`)
-  // Linear growth gives about 10 per tenfold, quadratic 100; 40 leaves room for noise without letting n² through.
-  t.ok(large < 40 * medium, `100k words took ${(large / medium).toFixed(1)} times the 10k time`)
+  // Linear growth gives about 10 per tenfold, quadratic 100; 40 leaves room for noise without letting n² through, and
+  // 10 ms more a collection or a time slice (CI, four test processes on two cores, measured 0.4 ms then 18.9 ms).
+  t.ok(large < 40 * medium + 0.010, `100k words took ${(large / medium).toFixed(1)} times the 10k time`)
 })

@@ -101,8 +101,11 @@ export class SiteFetcher {
     } catch (error) {
       if (egressRefused(error)) return failed(address, 'its address is loopback, private or reserved (refused by the SSRF guard)', { forbidden: true })
       if (wanted.signal.aborted) return failed(address, 'the crawl was stopped (time budget, or the job ended)')
-      if (signal.aborted) return failed(address, `no complete answer within ${this.#timeoutMs} ms`)
       const code = (error as { code?: string }).code
+      // The page's timer and undici's own (headers, body) are set alike: whichever fires first, the reason is the same.
+      if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        return failed(address, `no complete answer within ${this.#timeoutMs} ms`)
+      }
       return failed(address, `could not be fetched (${code ?? (error as Error).message})`)
     }
   }
