@@ -1,4 +1,4 @@
-import type { MigrationProvider } from 'kysely'
+import { type Kysely, type MigrationProvider, Migrator } from 'kysely'
 import type { Dialect } from './dialect.js'
 import { ledgerMigration } from './migrations/0001-ledger.js'
 import { publishingMigration } from './migrations/0002-publishing.js'
@@ -53,3 +53,23 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
     })
   }
 }
+
+/** How many times the migration is tried again when another schema vanished under it (below). */
+const SCHEMA_RACE_RETRIES = 10
+
+/**
+ * Brings the database up to date; returns the error, if any. Kysely's Migrator looks for its tables among every
+ * schema's tables (its introspection calls has_schema_privilege and pg_get_serial_sequence on each), so a schema that
+ * another deployment or a parallel test drops at that moment fails the look with that schema's name (3F000, "schema …
+ * does not exist"): the failure last round saw on Node 26, and CI again with three test processes. Ours exists (its
+ * name came from current_schema()), so the migration is tried again; nothing of it ran (the look comes first).
+ */
+export async function migrateToLatest (db: Kysely<any>, dialect: Dialect, schema: string | undefined): Promise<unknown> {
+  const migrator = new Migrator({ db, provider: migrationsFor(dialect), migrationTableSchema: schema })
+  let { error } = await migrator.migrateToLatest()
+  for (let retry = 0; retry < SCHEMA_RACE_RETRIES && droppedElsewhere(error, schema); retry++) ({ error } = await migrator.migrateToLatest())
+  return error
+}
+
+const droppedElsewhere = (error: unknown, schema: string | undefined): boolean =>
+  schema !== undefined && (error as { code?: unknown } | undefined)?.code === '3F000' && !String((error as Error).message).includes(`"${schema}"`)

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
 import { type CatalogNotifications, noNotifications, postgresNotifications } from './catalog/notifications.js'
 import { sqlCatalogRepository } from './catalog/sql-catalog-repository.js'
 import { sqlEarningsRepository } from './earnings/sql-earnings-repository.js'
@@ -17,7 +17,7 @@ import { sqlOAuthRepository } from './oauth/sql-oauth-repository.js'
 import type { Logger } from '../logger.js'
 import type { Ledger } from './ledger.js'
 import type { Dialect } from './dialect.js'
-import { migrationsFor } from './migrations.js'
+import { migrateToLatest } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
@@ -258,7 +258,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
   const migrationTableSchema = dialect === 'postgres'
     ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
     : undefined
-  const { error } = await new Migrator({ db, provider: migrationsFor(dialect), migrationTableSchema }).migrateToLatest()
+  const error = await migrateToLatest(db, dialect, migrationTableSchema)
   if (error !== undefined) {
     await close()
     throw error
