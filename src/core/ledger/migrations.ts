@@ -61,7 +61,7 @@ const SCHEMA_RACE_RETRIES = 10
  * Brings the database up to date; returns the error, if any. Kysely's Migrator looks for its tables among every
  * schema's tables (its introspection calls has_schema_privilege and pg_get_serial_sequence on each), so a schema that
  * another deployment or a parallel test drops at that moment fails the look with that schema's name (3F000, "schema …
- * does not exist"): the failure last round saw on Node 26, and CI again with three test processes. Ours exists (its
+ * does not exist", or its table's, 42P01): the failure last round saw on Node 26, and CI again with three test processes. Ours exists (its
  * name came from current_schema()), so the migration is tried again; nothing of it ran (the look comes first).
  */
 export async function migrateToLatest (db: Kysely<any>, dialect: Dialect, schema: string | undefined): Promise<unknown> {
@@ -71,5 +71,15 @@ export async function migrateToLatest (db: Kysely<any>, dialect: Dialect, schema
   return error
 }
 
-const droppedElsewhere = (error: unknown, schema: string | undefined): boolean =>
-  schema !== undefined && (error as { code?: unknown } | undefined)?.code === '3F000' && !String((error as Error).message).includes(`"${schema}"`)
+/**
+ * A schema (3F000) or a table (42P01) that no longer exists, and not ours (`"other"` or `"other.table"`), or a
+ * catalog row gone between two reads of the same query (XX000, "cache lookup failed"), which names no schema.
+ */
+function droppedElsewhere (error: unknown, schema: string | undefined): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code
+  const message = String((error as Error | undefined)?.message)
+  if (schema === undefined) return false
+  if (code === 'XX000') return message.startsWith('cache lookup failed')
+  if (code !== '3F000' && code !== '42P01') return false
+  return !message.includes(`"${schema}"`) && !message.includes(`"${schema}.`)
+}
