@@ -69,9 +69,8 @@ const FILES = [
 ] as const
 
 /**
- * Website preparation records (spec §2.5): a publisher submits its site, a worker crawls it and composes
- * an llms.txt, a schema.org JSON-LD graph, an agent manifest and a summary. Owners see and manage their
- * own records, the operator everyone's; someone else's record answers 404, as if it did not exist.
+ * Website preparation records (spec §2.5) over HTTP: what each use case (PreparationService) answers, with its
+ * status; someone else's record answers 404, as if it did not exist.
  */
 const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { preparations } = fastify
