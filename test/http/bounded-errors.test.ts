@@ -49,7 +49,7 @@ test('a small body with several wrong fields gets a 400 naming each of them; a l
       required: ['name', 'count']
     }
   }))
-  const execute = (payload: unknown) => app.inject({ method: 'POST', url: '/api/bees/pair/execute', payload })
+  const execute = async (payload: unknown) => await app.inject({ method: 'POST', url: '/api/bees/pair/execute', payload: payload as Record<string, unknown> })
 
   const two = await execute({ name: 7, count: 'three' })
   t.equal(two.statusCode, 400)
