@@ -1,4 +1,4 @@
-import type { Step } from '../core/execution/execution.js'
+import type { Step } from '../../core/execution/execution.js'
 
 /**
  * Goes on with a pipeline step's value inside a callback hook: at once when the step needed no promise (a loaded Bee,
