@@ -1,11 +1,12 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
-import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { RateLimitedError } from '../src/core/errors.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
 import { storeFaultOf } from '../src/core/ledger/store-faults.js'
 import { bearerOf } from '../src/http/bearer.js'
+import { countedInProcess } from '../src/http/rate-limit/counted-in-process.js'
+import { libraryOptions, type Counting } from '../src/http/rate-limit/counting.js'
 import { isVerificationToken } from '../src/core/tokens/shape.js'
 import { rateLimitedResponse } from '../src/http/rate-limited-response.js'
 import { rememberedIds } from '../src/http/remembered-ids.js'
@@ -21,9 +22,6 @@ const addressOf = (ip: string) => ip.includes(':') ? normalizeIP(ip) : ip
 type CallerClass = 'wallet' | 'publisher' | 'anonymous'
 
 const counted: Record<CallerClass, string> = { wallet: 'this wallet', publisher: 'this key', anonymous: 'this address' }
-
-/** How many callers the in-process count keeps, least recently seen dropped first: @fastify/rate-limit's own default. */
-const LOCAL_KEYS = 5000
 
 /**
  * Per-caller rate limits on every route but /health and /ready (route config `rateLimit: false`),
@@ -103,28 +101,27 @@ export default fp(async (fastify) => {
       `${config.RATE_LIMIT_WINDOW_SECONDS} s. Retry in ${retryAfter} s (Retry-After); nothing was charged.`, retryAfter)
   }
 
+  const counting: Counting = {
+    keyOf,
+    maxOf: (request) => limits[classOf(request)],
+    windowMs,
+    refusal,
+    someUnlimited: Object.values(limits).includes(0)
+  }
+
   /** With Redis: @fastify/rate-limit's own hook and its Redis store, so that every instance counts into the same window. */
   async function sharedThroughRedis (connection: NonNullable<typeof redis>): Promise<onRequestHookHandler> {
     await fastify.register(rateLimit, {
-      global: false,
-      enableDraftSpec: true,
-      timeWindow: windowMs,
-      keyGenerator: keyOf,
-      max: (request) => limits[classOf(request)],
-      // Only when a class is unlimited: otherwise the library skips the call (and its await) on every request.
-      allowList: Object.values(limits).includes(0) ? (request) => limits[classOf(request)] === 0 : undefined,
+      ...libraryOptions(counting),
       redis: connection,
       nameSpace: `${config.REDIS_KEY_PREFIX}rate-limit:`,
       // Redis unreachable: serve without limits rather than fail every request.
-      skipOnError: true,
-      errorResponseBuilder: (request, context) => refusal(request, context.max, context.ttl)
+      skipOnError: true
     })
     return fastify.rateLimit()
   }
 
-  const limit = redis === null
-    ? countedInProcess(keyOf, (request) => limits[classOf(request)], windowMs, refusal)
-    : await sharedThroughRedis(redis)
+  const limit = redis === null ? countedInProcess(counting) : await sharedThroughRedis(redis)
   fastify.addHook('onRoute', (route) => {
     if (route.config?.rateLimit === false) return
     // First of the route's onRequest hooks, so it comes before the credential checks too.
@@ -133,47 +130,3 @@ export default fp(async (fastify) => {
     if (responses !== undefined && responses[429] === undefined) responses[429] = rateLimitedResponse
   })
 }, { name: 'rate-limit', dependencies: ['config', 'errors', 'ledger', 'redis', 'metrics', 'wallet-tokens'] })
-
-/** What @fastify/rate-limit's store answers for a key: the count in its window, and the milliseconds the window has left. */
-interface Count { current: number, ttl: number }
-
-/**
- * The limits, answers and headers of @fastify/rate-limit's own hook (draft-spec RateLimit-* on every answer,
- * Retry-After on a 429), counted in the library's own in-memory store, but not through the library's hook: an
- * async function that awaits the key, the limit and the store in turn, four turns of the microtask queue on every
- * request (the largest hook of every row in bench/RESULTS.md). Here a request whose caller is known without a
- * lookup (every anonymous one) is counted at once, synchronously; one with credentials waits for its lookup only.
- * Only without Redis, where the store answers synchronously.
- */
-function countedInProcess (
-  keyOf: (request: FastifyRequest) => string | Promise<string>,
-  maxOf: (request: FastifyRequest) => number,
-  windowMs: number,
-  refusal: (request: FastifyRequest, max: number, ttlMs: number) => Error
-): onRequestHookHandler {
-  const store = new LocalStore(false, false, LOCAL_KEYS)
-  // The store calls back before incr returns: one callback for every request, not a closure each.
-  let last: Count = { current: 0, ttl: 0 }
-  const keep = (_error: Error | null, result?: Count) => { if (result !== undefined) last = result }
-
-  function count (request: FastifyRequest, reply: FastifyReply, key: string): Error | undefined {
-    const max = maxOf(request)
-    if (max === 0) return undefined
-    store.incr(key, keep, windowMs, max)
-    const { current, ttl } = last
-    const reset = Math.ceil(ttl / 1000)
-    reply.header('ratelimit-limit', max).header('ratelimit-remaining', Math.max(0, max - current)).header('ratelimit-reset', reset)
-    if (current <= max) return undefined
-    reply.header('retry-after', reset)
-    return refusal(request, max, ttl)
-  }
-
-  return (request, reply, done) => {
-    const key = keyOf(request)
-    if (typeof key === 'string') {
-      done(count(request, reply, key))
-      return
-    }
-    key.then((known) => { done(count(request, reply, known)) }, done)
-  }
-}

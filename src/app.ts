@@ -14,12 +14,11 @@ import health from '../plugins/health.js'
 import holdSweeper from '../plugins/hold-sweeper.js'
 import httpRequirements from '../plugins/http-requirements.js'
 import jsonBodies from '../plugins/json-bodies.js'
-import idempotency from '../plugins/idempotency.js'
+import idempotencyPurge from '../plugins/idempotency-purge.js'
 import ledger from '../plugins/ledger.js'
 import loadShedding from '../plugins/load-shedding.js'
 import metrics from '../plugins/metrics.js'
 import openapi from '../plugins/openapi.js'
-import payment from '../plugins/payment.js'
 import rateLimit from '../plugins/rate-limit.js'
 import redis from '../plugins/redis.js'
 import preparations from '../plugins/preparations.js'
@@ -118,8 +117,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(catalog)
   await fastify.register(x402)
   await fastify.register(executor)
-  await fastify.register(idempotency)
-  await fastify.register(payment)
+  await fastify.register(idempotencyPurge)
   await fastify.register(holdSweeper)
   await fastify.register(auth)
   await fastify.register(preparations)

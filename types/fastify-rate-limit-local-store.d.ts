@@ -1,5 +1,5 @@
 // @fastify/rate-limit's in-memory store, which the package uses itself but declares no type for: the in-process
-// fast path of plugins/rate-limit.ts counts with it directly.
+// fast path (src/http/rate-limit/counted-in-process.ts) counts with it directly.
 declare module '@fastify/rate-limit/store/LocalStore.js' {
   import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { mountBee } from '../../src/http/execute-route.js'
+import { mountBee } from '../../src/http/execute/routes.js'
 import { SENTIMENT_PROVIDER } from './about.js'
 import type { analyzeSentiment } from './analyze.js'
 import { SentimentInput, SentimentOutput } from './schemas.js'

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { mountBee } from '../../src/http/execute-route.js'
+import { mountBee } from '../../src/http/execute/routes.js'
 import { DEFAULT_MAX_WORDS, summarize, SUMMARIZER_PROVIDER } from './summarize.js'
 import { SummaryInput, SummaryOutput } from './schemas.js'
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { mountBee } from '../../src/http/execute-route.js'
+import { mountBee } from '../../src/http/execute/routes.js'
 import { conditionFor } from './conditions.js'
 import { OPEN_METEO_ERRORS, OpenMeteoClient } from './open-meteo.js'
 import { WeatherInput, WeatherOutput } from './schemas.js'

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { RegisteredBee } from './bee.js'
+import type { Stepped } from './stepped.js'
 
 /** What loading a published Bee finds: the Bee, `false` for a stored Bee this version cannot serve, null for none. */
 export type LoadedBee = RegisteredBee | false
@@ -22,7 +23,7 @@ export class BeeCache {
   }
 
   /** The Bee at once when loaded (no promise on the warm path), else the promise of its one read. */
-  get (id: string): RegisteredBee | undefined | Promise<RegisteredBee | undefined> {
+  get (id: string): Stepped<RegisteredBee | undefined> {
     const hit = this.#cache.get(id)
     if (hit !== undefined) return hit === false ? undefined : hit
     return this.#loading.get(id) ?? this.#fetch(id)

@@ -3,6 +3,7 @@ import type { BeeDefinition, RegisteredBee } from './bee.js'
 import { BeeCache, type BeeLoader } from './bee-cache.js'
 import type { BeeStatus, SubscriptionPlan } from './schemas.js'
 import { registeredBee } from './registered-bee.js'
+import type { Stepped } from './stepped.js'
 
 export type { BeeContext, BeeDefinition, BeeOutcome, ErrorCodes, RegisteredBee } from './bee.js'
 
@@ -80,7 +81,7 @@ export class Registry {
    * Any Bee by id: at once when it is a built-in or loaded (the warm path takes no promise), else a promise of
    * its one read from the catalog (undefined: no such Bee, or one this version cannot serve).
    */
-  lookup (id: string): RegisteredBee | undefined | Promise<RegisteredBee | undefined> {
+  lookup (id: string): Stepped<RegisteredBee | undefined> {
     return this.#builtins.get(id) ?? this.#published.get(id)
   }
 

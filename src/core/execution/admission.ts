@@ -2,6 +2,7 @@ import { ApiError, beeNotFound, validationFailed } from '../errors.js'
 import { hashSecret } from '../ledger/secrets.js'
 import type { Logger } from '../logger.js'
 import type { RegisteredBee, Registry } from '../registry.js'
+import type { Stepped } from '../stepped.js'
 import { isVerificationToken } from '../tokens/shape.js'
 import type { Execution, Step } from './execution.js'
 
@@ -21,7 +22,7 @@ export interface Admission {
  * A deprecated Bee is admitted; each door tells its caller so (HTTP: Deprecation and Sunset).
  * At once for a Bee loaded already (the warm path takes no promise); a promise when it is read first.
  */
-export function admit (registry: Registry, admission: Admission): Step<{ execution: Execution }> | Promise<Step<{ execution: Execution }>> {
+export function admit (registry: Registry, admission: Admission): Stepped<Step<{ execution: Execution }>> {
   if (typeof admission.bee !== 'string') return admitted(admission.bee, admission)
   const found = registry.lookup(admission.bee)
   return found instanceof Promise ? found.then((bee) => admitted(bee, admission)) : admitted(found, admission)

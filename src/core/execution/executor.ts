@@ -6,6 +6,7 @@ import type { Ledger } from '../ledger/ledger.js'
 import type { BeeLimiter } from '../limits/bee-limiter.js'
 import type { Registry } from '../registry.js'
 import type { StoreHealth } from '../store-health.js'
+import type { Stepped } from '../stepped.js'
 import { admit, validateInput, type Admission } from './admission.js'
 import { limitBeeCalls } from './bee-limit.js'
 import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, HoneySerializer, Step } from './execution.js'
@@ -47,7 +48,7 @@ export class Executor {
     this.#options = options
   }
 
-  admit (admission: Admission): Step<{ execution: Execution }> | Promise<Step<{ execution: Execution }>> {
+  admit (admission: Admission): Stepped<Step<{ execution: Execution }>> {
     return admit(this.#options.registry, admission)
   }
 
@@ -60,7 +61,7 @@ export class Executor {
    * payment, which is its idempotency key; any other call claims its Idempotency-Key, if it sent one.
    * A call with neither, the usual one, has nothing to claim and is answered without a promise.
    */
-  claim (execution: Execution, key: unknown, input: unknown): Step<{ replay: Replay | null }> | Promise<Step<{ replay: Replay | null }>> {
+  claim (execution: Execution, key: unknown, input: unknown): Stepped<Step<{ replay: Replay | null }>> {
     const paysWithX402 = execution.bee.paid && execution.tokenHash === null && execution.presentedPayment !== null &&
       this.#options.payment.x402?.accepts(execution.bee) === true
     if (key === undefined && !paysWithX402) return { ok: true, replay: null }
@@ -83,7 +84,7 @@ export class Executor {
    * The Bee's own limit, counted across all its callers (429 BEE_RATE_LIMITED); before the hold, so never charged.
    * A Bee without one has nothing to count: answered without a promise.
    */
-  limit (execution: Execution): Step | Promise<Step> {
+  limit (execution: Execution): Stepped<Step> {
     if (execution.bee.callsPerMinute === null) return { ok: true }
     return this.#limit(execution)
   }
@@ -128,7 +129,7 @@ export class Executor {
    * Frees the key of an execution that did not complete; call it once the call has ended, whatever its outcome.
    * Nothing to free (no key was claimed, or the sale completed it): undefined, without a promise.
    */
-  release (execution: Execution): Promise<void> | undefined {
+  release (execution: Execution): Stepped<void> {
     return execution.claim === null ? undefined : this.#release(execution)
   }
 
@@ -156,7 +157,7 @@ export class Executor {
   }
 
   async #execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
-    const admitting = this.admit({
+    const admitted = await this.admit({
       bee: request.beeId,
       walletToken: request.walletToken,
       x402Payment: request.x402Payment,
@@ -164,7 +165,6 @@ export class Executor {
       requestId: request.requestId,
       log: request.log
     })
-    const admitted = admitting instanceof Promise ? await admitting : admitting
     if (!admitted.ok) return admitted
     const { execution } = admitted
     const valid = this.validate(execution, request.input)

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { test } from 'tap'
-import { startFakeBee } from '../fake-bee.js'
-import { NETWORK, PAY_TO, startFakeFacilitator, USDC } from '../../examples/x402/facilitator.js'
-import { adminHeaders, build, createWallet } from '../helper.js'
-import { beeBody, createPublisher, publish } from '../publishing-helper.js'
-import { newPayer, offerOf, x402Env } from '../x402-helper.js'
+import { startFakeBee } from '../../fake-bee.js'
+import { NETWORK, PAY_TO, startFakeFacilitator, USDC } from '../../../examples/x402/facilitator.js'
+import { adminHeaders, build, createWallet } from '../../helper.js'
+import { beeBody, createPublisher, publish } from '../../publishing-helper.js'
+import { newPayer, offerOf, x402Env } from '../../x402-helper.js'
 
 type Teardown = Parameters<typeof build>[0]
 

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv'
 import { test } from 'tap'
 import { Type } from 'typebox'
-import { build } from '../helper.js'
+import { build } from '../../helper.js'
 
 const article = [
   'The city council approved a new budget for public transport on Tuesday.',
