@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { ErrorObject } from 'ajv'
+import { statusOf, type ErrorCode, type OneStatusCode, type StatusOf } from './error-catalog.js'
 import { MAX_BALANCE } from './schemas.js'
 
 /**
@@ -38,6 +39,16 @@ export class RateLimitedError extends RetryLaterError {
     super(429, code, message, retryAfterSeconds, { retryAfter: retryAfterSeconds })
     this.name = 'RateLimitedError'
   }
+}
+
+/** The error the catalog (error-catalog.ts) names `code`, with the one status it gives it. */
+export function failure (code: OneStatusCode, message: string, extra?: Record<string, unknown>): ApiError {
+  return new ApiError(statusOf(code), code, message, extra)
+}
+
+/** The error of a code the catalog gives several statuses, with the one this situation answers. */
+export function failureAs<C extends ErrorCode> (code: C, status: StatusOf<C>, message: string, extra?: Record<string, unknown>): ApiError {
+  return new ApiError(status, code, message, extra)
 }
 
 /** The standard error body: `error` is the status text, `code` the stable identifier docs/errors.md lists. */
