@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
+import { ApiError, failure } from '../src/core/errors.js'
 import { MAX_JSON_DEPTH } from '../src/core/json-depth.js'
 
 /** A value still to visit, with the way back to the root (the JSON pointer is built only for a message). */
@@ -15,7 +15,7 @@ function pointer (entry: Pending | null, key: string | null): string {
 }
 
 function nulCharacter (where: string): ApiError {
-  return new ApiError(400, 'NUL_CHARACTER',
+  return failure('NUL_CHARACTER',
     `The body has a NUL character (\\u0000) in ${where}; text here cannot hold it. Remove it and send again.`)
 }
 
@@ -30,7 +30,7 @@ export function jsonBodyProblem (body: unknown): ApiError | null {
   const pending: Pending[] = [{ value: body, depth: 1, parent: null, key: '' }]
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     if (next.depth > MAX_JSON_DEPTH) {
-      return new ApiError(400, 'BODY_TOO_DEEP', `The body is nested more than ${MAX_JSON_DEPTH} levels deep; send a flatter document.`)
+      return failure('BODY_TOO_DEEP', `The body is nested more than ${MAX_JSON_DEPTH} levels deep; send a flatter document.`)
     }
     for (const [key, child] of Object.entries(next.value)) {
       if (key.includes('\0')) return nulCharacter(`a key of ${pointer(next, null)}`)
@@ -67,7 +67,7 @@ export default fp(async (fastify) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes: Buffer, done) => {
     const charset = charsetOf(request.headers['content-type'])
     if (charset !== null && !UTF_8.has(charset)) {
-      done(new ApiError(415, 'UNSUPPORTED_CHARSET',
+      done(failure('UNSUPPORTED_CHARSET',
         `JSON bodies are read as UTF-8 (RFC 8259), not "${charset.slice(0, 40)}": send UTF-8 with charset=utf-8 or no charset.`), undefined)
       return
     }
@@ -75,7 +75,7 @@ export default fp(async (fastify) => {
     try {
       body = utf8.decode(bytes)
     } catch {
-      done(new ApiError(400, 'INVALID_UTF8', 'The body is not valid UTF-8: JSON bodies must be UTF-8 (RFC 8259); convert it before sending.'), undefined)
+      done(failure('INVALID_UTF8', 'The body is not valid UTF-8: JSON bodies must be UTF-8 (RFC 8259); convert it before sending.'), undefined)
       return
     }
     parse(request, body, (error, value) => {

@@ -118,8 +118,10 @@ export const ERROR_CATALOG = {
 /** A code the service can answer with. */
 export type ErrorCode = keyof typeof ERROR_CATALOG
 
+type Statuses = { [C in ErrorCode]: keyof (typeof ERROR_CATALOG)[C] & number }
+
 /** The statuses `C` is sent with (of a union of codes, those any of them is sent with). */
-export type StatusOf<C extends ErrorCode> = C extends ErrorCode ? keyof (typeof ERROR_CATALOG)[C] & number : never
+export type StatusOf<C extends ErrorCode> = Statuses[C]
 
 type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
 
@@ -147,4 +149,4 @@ export function statusesOf (code: string): number[] {
 }
 
 /** The one status of a code sent with one status. */
-export const statusOf = (code: OneStatusCode): number => statusesOf(code)[0] as number
+export const statusOf = <C extends OneStatusCode>(code: C): StatusOf<C> => statusesOf(code)[0] as StatusOf<C>

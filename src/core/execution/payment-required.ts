@@ -1,5 +1,6 @@
 import type { PaymentRequired } from '@x402/core/types'
-import { ApiError } from '../errors.js'
+import type { CodeWithStatus } from '../error-catalog.js'
+import { ApiError, failure } from '../errors.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
 import type { TokenSigner } from '../tokens/verifier.js'
 import type { X402Gate } from '../x402/gate.js'
@@ -15,10 +16,10 @@ export interface PaymentOptions {
 }
 
 /** A 402 that may carry an x402 offer, which each door puts where its x402 transport expects it (HTTP: PAYMENT-REQUIRED). */
-export class PaymentRequiredError extends ApiError {
+export class PaymentRequiredError extends ApiError<CodeWithStatus<402>> {
   readonly offer: PaymentRequired | null
 
-  constructor (code: string, message: string, extra: Record<string, unknown>, offer: PaymentRequired | null) {
+  constructor (code: CodeWithStatus<402>, message: string, extra: Record<string, unknown>, offer: PaymentRequired | null) {
     super(402, code, message, extra)
     this.offer = offer
   }
@@ -28,7 +29,7 @@ export class PaymentRequiredError extends ApiError {
  * The 402 of every door: the spec's fields, plus what an agent needs to pay without reading docs
  * first: one sentence on how to pay, where to get a wallet and, when x402 is on, that an offer is attached.
  */
-export async function paymentRequired (execution: Execution, options: PaymentOptions, code: string, message: string,
+export async function paymentRequired (execution: Execution, options: PaymentOptions, code: CodeWithStatus<402>, message: string,
   details: Record<string, unknown> = {}): Promise<ApiError> {
   const { bee } = execution
   const { costPerCall, currency, plan } = bee.record.pricing
@@ -60,5 +61,5 @@ export async function paymentRequired (execution: Execution, options: PaymentOpt
   }, offer)
 }
 
-export const x402Unavailable = () => new ApiError(503, 'X402_FACILITATOR_UNAVAILABLE',
+export const x402Unavailable = () => failure('X402_FACILITATOR_UNAVAILABLE',
   'The x402 facilitator that verifies and settles payments cannot be reached; the Bee was not run and nothing was charged. Retry later, or pay with a wallet.')

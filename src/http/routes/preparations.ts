@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { isIP } from 'node:net'
 import { Type, type Static } from 'typebox'
-import { ApiError, invalidCursor } from '../../core/errors.js'
+import { failure, invalidCursor } from '../../core/errors.js'
 import type { PreparationChange } from '../../core/ledger/preparations/preparation-repository.js'
 import { now } from '../../core/ledger/timestamps.js'
 import { ALLOWED_FROM, newPreparationId, WAITING, type PreparationAction } from '../../core/preparations/lifecycle.js'
@@ -75,9 +75,9 @@ const FILES = [
   { path: 'summary.md', field: 'semanticSummary', type: 'text/markdown; charset=utf-8', media: 'text/markdown', title: 'the semantic summary' }
 ] as const
 
-const notFound = (id: string) => new ApiError(404, 'PREPARATION_NOT_FOUND', `No preparation you manage has the id "${id}".`)
+const notFound = (id: string) => failure('PREPARATION_NOT_FOUND', `No preparation you manage has the id "${id}".`)
 
-const wrongState = (action: PreparationAction, status: string) => new ApiError(409, 'PREPARATION_STATE',
+const wrongState = (action: PreparationAction, status: string) => failure('PREPARATION_STATE',
   `The preparation is ${status}; ${action} applies to a preparation that is ${ALLOWED_FROM[action].join(', ')}.`)
 
 /** Why a website address is refused at once (the crawl checks every address it connects to again), or null. */
@@ -97,10 +97,10 @@ function checkJsonObject (field: string, text: string | undefined, emptyAllowed:
   try {
     value = JSON.parse(text)
   } catch {
-    throw new ApiError(400, 'OUTPUT_INVALID', `outputFiles.${field} must be serialized JSON${emptyAllowed ? ', or the empty string' : ''}.`)
+    throw failure('OUTPUT_INVALID', `outputFiles.${field} must be serialized JSON${emptyAllowed ? ', or the empty string' : ''}.`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(400, 'OUTPUT_INVALID', `outputFiles.${field} must hold a JSON object.`)
+    throw failure('OUTPUT_INVALID', `outputFiles.${field} must hold a JSON object.`)
   }
 }
 
@@ -140,7 +140,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   function checkWebsite (websiteUrl: string): void {
     const problem = websiteProblem(websiteUrl, (host) => catalog.egress.allows(host, host))
-    if (problem !== null) throw new ApiError(400, 'WEBSITE_FORBIDDEN', problem)
+    if (problem !== null) throw failure('WEBSITE_FORBIDDEN', problem)
   }
 
   fastify.post('/preparations', {
@@ -250,7 +250,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const at = now()
     if (edits !== undefined) {
       if (Object.keys(inputs).length > 0) {
-        throw new ApiError(400, 'PATCH_MIXED', 'Send either new inputs (which queue the job again) or outputFiles edits, not both.')
+        throw failure('PATCH_MIXED', 'Send either new inputs (which queue the job again) or outputFiles edits, not both.')
       }
       checkJsonObject('schemaOrgJsonLd', edits.schemaOrgJsonLd, false)
       checkJsonObject('agentManifest', edits.agentManifest, true)
@@ -355,11 +355,11 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const preparation = await owned(request, request.params.id)
       const files = preparation.outputFiles
       if (files === null) {
-        throw new ApiError(404, 'PREPARATION_FILE_NOT_READY', `The preparation is ${preparation.status}: its files are not produced yet.`)
+        throw failure('PREPARATION_FILE_NOT_READY', `The preparation is ${preparation.status}: its files are not produced yet.`)
       }
       const text = files[file.field]
       if (text === '') {
-        throw new ApiError(404, 'AGENT_MANIFEST_EMPTY', 'The crawl found nothing machine-usable on the site (no API, MCP or ' +
+        throw failure('AGENT_MANIFEST_EMPTY', 'The crawl found nothing machine-usable on the site (no API, MCP or ' +
           'OpenSearch link, contact point or form): there is no agent manifest to publish.')
       }
       return sendCached(request, reply, cachedText(text), file.type)

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { ApiError, beeNotFound } from '../../core/errors.js'
+import type { CodeWithStatus, OneStatusCode } from '../../core/error-catalog.js'
+import { beeNotFound, failure, type ApiError } from '../../core/errors.js'
 import type { CatalogBee, ChangedBee, StoredBee } from '../../core/ledger/catalog/catalog-repository.js'
 import { newSecret } from '../../core/ledger/secrets.js'
 import { toMicros } from '../../core/money.js'
@@ -96,8 +97,8 @@ const FIELD_CODES = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'IN
 
 const STATUS_FIELDS = new Set(['status', 'statusMessage', 'sunsetAt'])
 
-function refused (code: string, message: string): ApiError {
-  return new ApiError(400, code, message)
+function refused (code: Extract<OneStatusCode, CodeWithStatus<400>>, message: string): ApiError {
+  return failure(code, message)
 }
 
 function priceOf (pricing: Static<typeof BeeFields.pricing>, defaultCurrency: string): StoredBee['pricing'] {
@@ -154,7 +155,7 @@ function keptSchema (schema: StoredBee['inputSchema'], where: 'inputSchema' | 'o
 function checkDocumentShare (bee: ChangedBee, maxBytes: number): void {
   const bytes = Buffer.byteLength(JSON.stringify([bee.name, bee.description, forOpenApiDocument(bee.inputSchema), forOpenApiDocument(bee.outputSchema)]))
   if (bytes > maxBytes) {
-    throw new ApiError(413, 'BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
+    throw failure('BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
       `and schemas); a Bee may take at most ${maxBytes} (PUBLISHER_MAX_OPENAPI_BYTES). Shorten its schemas or description.`)
   }
 }
@@ -221,10 +222,10 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const principal = request.principal
     if (principal?.kind !== 'publisher') {
-      throw new ApiError(403, 'PUBLISHER_REQUIRED', 'Bees are published with a publisher key: issue one with POST /api/publishers.')
+      throw failure('PUBLISHER_REQUIRED', 'Bees are published with a publisher key: issue one with POST /api/publishers.')
     }
     const body = request.body
-    if (isBuiltIn(body.id)) throw new ApiError(409, 'BEE_ID_RESERVED', `"${body.id}" is a built-in Bee's id.`)
+    if (isBuiltIn(body.id)) throw failure('BEE_ID_RESERVED', `"${body.id}" is a built-in Bee's id.`)
     const inputSchema = schemaOf(() => toInputSchema(body.inputSchema))
     const outputSchema = schemaOf(() => toOutputSchema(body.outputSchema))
     const pricing = priceOf(body.pricing, config.PRICE_CURRENCY)
@@ -254,9 +255,9 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     checkDocumentShare(stored, config.PUBLISHER_MAX_OPENAPI_BYTES)
     const inserted = await store.insertBeeWithinQuota(stored, config.PUBLISHER_MAX_BEES)
-    if (inserted.outcome === 'taken') throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
+    if (inserted.outcome === 'taken') throw failure('BEE_ID_TAKEN', `A Bee with the id "${body.id}" exists already.`)
     if (inserted.outcome === 'over-quota') {
-      throw new ApiError(409, 'PUBLISHER_BEE_LIMIT', `You have ${config.PUBLISHER_MAX_BEES} Bees, as many as a publisher may have ` +
+      throw failure('PUBLISHER_BEE_LIMIT', `You have ${config.PUBLISHER_MAX_BEES} Bees, as many as a publisher may have ` +
         '(PUBLISHER_MAX_BEES): remove one before publishing another.')
     }
     await catalog.refresh({ version: inserted.version, ids: [stored.id] })
@@ -293,9 +294,9 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const now = new Date().toISOString()
 
     if (isBuiltIn(id)) {
-      if (!byAdmin) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only the operator may change its status.`)
+      if (!byAdmin) throw failure('BEE_RESERVED', `${id} is a built-in Bee: only the operator may change its status.`)
       const other = Object.keys(body).find((field) => !STATUS_FIELDS.has(field))
-      if (other !== undefined) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only its status can change, not ${other}.`)
+      if (other !== undefined) throw failure('BEE_RESERVED', `${id} is a built-in Bee: only its status can change, not ${other}.`)
       const bee = registry.builtin(id) as RegisteredBee
       const next = nextStatus(bee.record, body, true)
       await store.setBuiltinState({ id, ...next, updatedAt: now })
@@ -351,7 +352,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     onRequest: fastify.requirePrincipal
   }, async (request, reply) => {
     const { id } = request.params
-    if (isBuiltIn(id)) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee and cannot be removed; set its status instead.`)
+    if (isBuiltIn(id)) throw failure('BEE_RESERVED', `${id} is a built-in Bee and cannot be removed; set its status instead.`)
     await owned(request, id)
     await store.deleteBee(id)
     await catalog.refresh()
