@@ -125,6 +125,12 @@ export type StatusOf<C extends ErrorCode> = Statuses[C]
 
 type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
 
+/** Every status the service refuses with. */
+export type ErrorStatus = StatusOf<ErrorCode>
+
+/** Codes by the status they are sent with, each one the catalog gives that status (a route's or a Bee's refusals). */
+export type CodesByStatus = { [S in ErrorStatus]?: readonly CodeWithStatus<S>[] }
+
 /** A code sent with one status only: `failure` needs no more than the code. */
 export type OneStatusCode = { [C in ErrorCode]: IsUnion<StatusOf<C>> extends true ? never : C }[ErrorCode]
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { OpenAPIV3 } from 'openapi-types'
 import { test } from 'tap'
-import { catalogUses } from '../../src/core/error-catalog.js'
+import { catalogUses, statusesOf } from '../../src/core/error-catalog.js'
 import { adminHeaders, build, createWallet } from '../helper.js'
 import { createPublisher } from '../publishing-helper.js'
 
@@ -110,6 +110,14 @@ test('every code the source can send is listed, under its status', async (t) => 
     for (const status of statuses) t.ok(listed.get(code)?.has(status), `${code} is listed under ${status}`)
   }
   t.same([...listed.keys()].filter((code) => !source.has(code)), [], 'and nothing is listed that the source cannot send')
+})
+
+test('every code the document lists, under each status, is one the catalog gives that status', async (t) => {
+  const app = await build(t, { env: { X402_FACILITATOR_URL: 'http://127.0.0.1:9', X402_NETWORK: 'eip155:84532', X402_PAY_TO: `0x${'11'.repeat(20)}` } })
+  const document = (await app.inject('/openapi/openapi.json')).json<Document>()
+  const wrong = refusalsOf(document).flatMap(({ label, status, codes }) =>
+    (codes ?? []).filter((code) => !statusesOf(code).includes(Number(status))).map((code) => `${label} ${code} (the catalog: ${statusesOf(code).join(', ') || 'none'})`))
+  t.same(wrong, [])
 })
 
 interface Check { ok (value: unknown, message: string): void }

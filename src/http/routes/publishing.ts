@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
-import type { CodeWithStatus, OneStatusCode } from '../../core/error-catalog.js'
+import type { CodeWithStatus, ErrorCode, OneStatusCode } from '../../core/error-catalog.js'
 import { beeNotFound, failure, type ApiError } from '../../core/errors.js'
 import type { CatalogBee, ChangedBee, StoredBee } from '../../core/ledger/catalog/catalog-repository.js'
 import { newSecret } from '../../core/ledger/secrets.js'
@@ -93,7 +93,7 @@ const PatchBody = Type.Object({
 const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
   [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'], { name: 'BeeTooLarge' })
 /** Refusals of a Bee's fields, whether published or changed. */
-const FIELD_CODES = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
+const FIELD_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
 
 const STATUS_FIELDS = new Set(['status', 'statusMessage', 'sunsetAt'])
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { ErrorCode } from '../../core/error-catalog.js'
 import { failure, invalidCursor } from '../../core/errors.js'
 import type { WalletToken } from '../../core/ledger/tokens/token-repository.js'
 import { fromMicros, toMicros } from '../../core/money.js'
@@ -9,7 +10,7 @@ import { mintToken } from '../../core/tokens/mint.js'
 import { MintedToken, MintTokenBody, RevokedTokens, TokenId, WalletTokenView } from '../../core/tokens/schemas.js'
 import { bodyRefusals, refusal, requestRefusal } from '../refusals.js'
 
-const HOLDER_CODES = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED']
+const HOLDER_CODES: ErrorCode[] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED']
 const HOLDER_REQUIRED = refusal('No valid wallet key or token.', HOLDER_CODES,
   { name: 'TokenHolderRequired' })
 const TOKEN_NOT_FOUND = refusal('No token of yours has this id.', ['TOKEN_NOT_FOUND'])
