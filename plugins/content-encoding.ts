@@ -2,6 +2,7 @@ import { Transform, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import type { FastifyRequest, RequestPayload } from 'fastify'
 import fp from 'fastify-plugin'
+import { byteSize } from '../src/core/byte-size.js'
 import { failure } from '../src/core/errors.js'
 
 /** The codings a body may arrive in (RFC 9110 §8.4.1), by name; `identity` means none. */
@@ -57,7 +58,7 @@ export default fp(async (fastify) => {
       transform (chunk: Buffer, _encoding, done) {
         decodedLength += chunk.length
         if (decodedLength > limit) {
-          done(failure('PAYLOAD_TOO_LARGE', `The decompressed body is larger than this service accepts (BODY_LIMIT_BYTES, ${limit} bytes).`))
+          done(failure('PAYLOAD_TOO_LARGE', `The decompressed body is larger than the ${byteSize(limit)} this service accepts (BODY_LIMIT_BYTES).`))
           return
         }
         done(null, chunk)

@@ -3,15 +3,17 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
+import { FORM_BODY_LIMIT } from '../src/http/oauth/form-body.js'
 import type { OneStatusCode } from '../src/core/error-catalog.js'
 import { ApiError, bodyOf, failure, RetryLaterError, validationFailed } from '../src/core/errors.js'
+import { byteSize } from '../src/core/byte-size.js'
 import { PaymentRequiredError } from '../src/core/execution/payment-required.js'
 import { PAYMENT_REQUIRED_HEADER } from '../src/core/x402/schemas.js'
 import { loggedUrl } from './access-log.js'
 import { baselineHeaders } from './security-headers.js'
 
 /** Fastify's own errors, by code, as the client-facing code and a sentence they can act on. */
-const fastifyErrors: Record<string, { code: OneStatusCode, message: (error: FastifyError) => string }> = {
+const fastifyErrors: Record<string, { code: OneStatusCode, message: (request: FastifyRequest) => string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'UNSUPPORTED_MEDIA_TYPE',
     message: () => 'Send the body as JSON with Content-Type: application/json.'
@@ -22,7 +24,9 @@ const fastifyErrors: Record<string, { code: OneStatusCode, message: (error: Fast
   },
   FST_ERR_CTP_BODY_TOO_LARGE: {
     code: 'PAYLOAD_TOO_LARGE',
-    message: () => 'The request body is larger than this service accepts (BODY_LIMIT_BYTES).'
+    message: (request) => isForm(request)
+      ? `The form is larger than the ${byteSize(FORM_BODY_LIMIT)} this page accepts.`
+      : `The request body is larger than the ${byteSize(request.routeOptions.bodyLimit)} this service accepts (BODY_LIMIT_BYTES).`
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     code: 'INVALID_CONTENT_LENGTH',
@@ -30,7 +34,7 @@ const fastifyErrors: Record<string, { code: OneStatusCode, message: (error: Fast
   },
   FST_ERR_CTP_INVALID_JSON_BODY: {
     code: 'INVALID_JSON',
-    message: (error) => `The body is not valid JSON: ${error.message}`
+    message: () => 'The body is not valid JSON.'
   },
   // The next two come before routing, through frameworkErrors below.
   FST_ERR_BAD_URL: {
@@ -42,6 +46,9 @@ const fastifyErrors: Record<string, { code: OneStatusCode, message: (error: Fast
     message: () => 'A path parameter is longer than this service accepts; no identifier here is that long.'
   }
 }
+
+/** The consent form has a body limit of its own (its parser's); every other body has its route's. */
+const isForm = (request: FastifyRequest) => request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') === true
 
 /** How a message names the part of the request that failed validation. */
 const partNames: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'request' }
@@ -70,10 +77,9 @@ function handleError (this: unknown, thrown: FastifyError, request: FastifyReque
     return send(reply, validationFailed(error.validation, partNames[error.validationContext ?? ''] ?? 'request', error.validationContext ?? ''))
   }
   const known = error.code === undefined ? undefined : fastifyErrors[error.code]
-  if (known !== undefined) return send(reply, failure(known.code, known.message(error)))
-  if (error instanceof SyntaxError && error.statusCode === 400) {
-    return send(reply, failure('INVALID_JSON', `The body is not valid JSON: ${error.message}`))
-  }
+  if (known !== undefined) return send(reply, failure(known.code, known.message(request)))
+  // A parser's own message may quote the body: the client is told only what it sent wrong.
+  if (error instanceof SyntaxError && error.statusCode === 400) return send(reply, failure('INVALID_JSON', 'The body is not valid JSON.'))
   // Any other client error a dependency raises (the static files' 403 for a path that climbs out, say) is one malformed request.
   if ((error.statusCode ?? 500) < 500) return send(reply, failure('BAD_REQUEST', error.message))
   request.log.error({ err: error }, 'request failed')

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { ApiError, failure } from '../src/core/errors.js'
 import { MAX_JSON_DEPTH } from '../src/core/json-depth.js'
+import { jsonSyntaxError } from '../src/core/json-syntax.js'
 
 /** A value still to visit, with the way back to the root (the JSON pointer is built only for a message). */
 interface Pending { value: object, depth: number, parent: Pending | null, key: string }
@@ -12,6 +13,21 @@ function pointer (entry: Pending | null, key: string | null): string {
   if (keys.length === 0) return 'the body'
   const path = keys.reverse().map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
   return path.length > 100 ? `${path.slice(0, 100)}…` : path
+}
+
+/**
+ * 400 INVALID_JSON saying where the body stops being JSON, never quoting it (the body is the client's, and may be
+ * anything). Fastify's parser says only that it failed; a body that is JSON failed its check for prototype keys.
+ */
+function invalidJson (text: string): ApiError {
+  const problem = jsonSyntaxError(text)
+  if (problem === null) {
+    return failure('INVALID_JSON', 'The body has a "__proto__" key, or a "constructor" key holding "prototype", which this service refuses; rename it.')
+  }
+  const before = text.slice(0, problem.offset)
+  const line = before.split('\n').length
+  const column = problem.offset - before.lastIndexOf('\n')
+  return failure('INVALID_JSON', `The body is not valid JSON: at line ${line}, column ${column}, expected ${problem.expected}.`)
 }
 
 function nulCharacter (where: string): ApiError {
@@ -79,7 +95,7 @@ export default fp(async (fastify) => {
       return
     }
     parse(request, body, (error, value) => {
-      if (error !== null) return done(error, undefined)
+      if (error !== null) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? invalidJson(body) : error, undefined)
       const problem = jsonBodyProblem(value)
       return problem === null ? done(null, value) : done(problem, undefined)
     })

@@ -17,7 +17,7 @@ const TOKEN_ROUTES_REFUSED = 'The token routes (`/api/wallet/tokens`) with a ver
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { 400: 'The body, path or query does not match its schema (`details` says which field and why); a number in the path, query or headers must also be finite (`limit=Infinity` or `1e400` is refused).' },
   BODY_REQUIRED: { 400: 'No body, or an empty one, where a JSON object is needed.' },
-  INVALID_JSON: { 400: 'The body is not valid JSON.' },
+  INVALID_JSON: { 400: 'The body is not valid JSON (the message says at which line and column, and what was expected there, without quoting the body), or has a `__proto__` key or a `constructor` key holding `prototype`.' },
   INVALID_UTF8: { 400: 'The body\'s bytes are not UTF-8 (for example Latin-1 text sent without converting it).' },
   INVALID_CONTENT_ENCODING: { 400: 'The body does not decode as its `Content-Encoding` (gzip, deflate or br) says it should.' },
   INVALID_CONTENT_LENGTH: { 400: 'Content-Length does not match the body.' },
@@ -87,7 +87,7 @@ export const ERROR_CATALOG = {
   BEE_ID_RESERVED: { 409: 'Publishing a built-in Bee\'s id.' },
   PUBLISHER_BEE_LIMIT: { 409: 'The publisher already has `PUBLISHER_MAX_BEES` Bees; remove one first.' },
   BEE_DOCUMENT_TOO_LARGE: { 413: 'A Bee\'s name, description and schemas would take more than `PUBLISHER_MAX_OPENAPI_BYTES` of its OpenAPI document.' },
-  PAYLOAD_TOO_LARGE: { 413: 'The body is larger than `BODY_LIMIT_BYTES`, before or after decoding its `Content-Encoding`.' },
+  PAYLOAD_TOO_LARGE: { 413: 'The body is larger than `BODY_LIMIT_BYTES`, before or after decoding its `Content-Encoding`; the message names the limit ("the 2 MiB this service accepts").' },
   PARAM_TOO_LONG: { 414: 'A path parameter is longer than 100 characters.' },
   UNSUPPORTED_MEDIA_TYPE: { 415: 'The body is not `application/json`.' },
   UNSUPPORTED_CHARSET: { 415: 'The `Content-Type` names a charset other than UTF-8 (`charset=latin1`, `charset=utf-16`).' },

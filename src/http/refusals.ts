@@ -1,4 +1,5 @@
 import type { CodesByStatus, ErrorCode } from '../core/error-catalog.js'
+import { TOKEN_PAYMENT_REFUSALS } from '../core/execution/payment-required.js'
 import { SHARED_RESPONSE } from '../core/publishing/shared-components.js'
 import { ErrorBody, ValidationErrorBody, type SharedSchema } from '../core/schemas.js'
 
@@ -59,7 +60,7 @@ export const bodyRefusals = (description: string, codes: readonly ErrorCode[] = 
  * for money and validity, 403 when the Bee is outside the token's allow-list (core/execution/token-payment.ts).
  */
 export const TOKEN_PAYMENT_CODES = {
-  402: ['TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'TOKEN_CAP_EXCEEDED', 'TOKEN_PER_CALL_CAP_EXCEEDED'],
+  402: Object.keys(TOKEN_PAYMENT_REFUSALS) as Array<keyof typeof TOKEN_PAYMENT_REFUSALS>,
   403: ['TOKEN_SCOPE_DENIED']
 } as const satisfies CodesByStatus
 

@@ -26,6 +26,20 @@ export class PaymentRequiredError extends ApiError<CodeWithStatus<402>> {
 }
 
 /**
+ * The 402s of a verification token that cannot pay for a call (token-payment.ts), with what its holder asks the
+ * token's issuer for: the holder has no wallet of their own to fund, only that token.
+ */
+export const TOKEN_PAYMENT_REFUSALS = {
+  TOKEN_INVALID: 'a new token',
+  TOKEN_EXPIRED: 'a new token',
+  TOKEN_REVOKED: 'a new token',
+  TOKEN_CAP_EXCEEDED: 'a token with a higher cap (or more of it left)',
+  TOKEN_PER_CALL_CAP_EXCEEDED: 'a token with a higher perCallCap'
+} as const satisfies Partial<Record<CodeWithStatus<402>, string>>
+
+const askOf = (code: CodeWithStatus<402>): string | undefined => (TOKEN_PAYMENT_REFUSALS as Partial<Record<CodeWithStatus<402>, string>>)[code]
+
+/**
  * The 402 of every door: the spec's fields, plus what an agent needs to pay without reading docs
  * first: one sentence on how to pay, where to get a wallet and, when x402 is on, that an offer is attached.
  */
@@ -39,15 +53,19 @@ export async function paymentRequired (execution: Execution, options: PaymentOpt
     ? `holding at least ${costPerCall} ${currency}`
     : `subscribed to it (POST /api/bees/${bee.record.id}/subscription with that header pays ${plan.periodPrice} ${currency} a period)`
   const offer = options.x402 === null ? null : await options.x402.offer(bee, execution.resource, message)
+  const withWallet = `the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ${needs}; ` +
+    'this service\'s operator issues wallets and their tokens' + (docs === null ? '.' : ' (see walletDocs).')
+  const ask = askOf(code)
   return new PaymentRequiredError(code, message, {
     transactionDetails: {
       beeId: bee.record.id,
       cost: costPerCall,
       currency,
       requiredHeader: WALLET_HEADER_NAME,
-      howToPay: `Send the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ` +
-        `${needs}; this service's operator issues wallets and their tokens` +
-        (docs === null ? '.' : ' (see walletDocs).') +
+      howToPay: (ask === undefined
+        ? `Send ${withWallet}`
+        : `The verification token in ${WALLET_HEADER_NAME} cannot pay for this call: ask whoever issued it for ${ask}, ` +
+          `or pay with a wallet directly: send ${withWallet}`) +
         (offer === null ? '' : ' Or pay for this call alone with x402 (see x402).'),
       ...(docs === null ? {} : { walletDocs: docs }),
       ...details,
