@@ -1,4 +1,13 @@
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
+import { importX } from 'eslint-plugin-import-x'
 import neostandard, { plugins } from 'neostandard'
+
+// What src/core/ may not import: it is plain TypeScript that every door (HTTP, MCP, A2A, the workers) shares.
+const FORBIDDEN_IN_CORE = [
+  { group: ['fastify', '@fastify/*', 'fastify-plugin', 'light-my-request'], message: 'src/core/ has no Fastify in it: the doors translate to it.' },
+  { regex: '(^|/)(http|plugins|bees)/', message: 'Imports run one way: src/http/, plugins/ and bees/ use src/core/, not the reverse.' },
+  { regex: '(^|/)(app|server)\\.js$', message: 'src/app.ts builds the app and src/server.ts owns the process: nothing below them imports either.' }
+]
 
 export default [
   ...neostandard({
@@ -14,5 +23,21 @@ export default [
       'no-void': ['error', { allowAsStatement: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }]
     }
+  },
+  {
+    // The layering docs/architecture.md promises: no import cycles in the code that ships, and (below) a core free of
+    // Fastify and the doors. import-x skips `import type`; dependency-cruiser, after ESLint in `npm run lint`, also
+    // refuses a cycle of types, which is still two files that must change together (.dependency-cruiser.cjs).
+    files: ['src/**/*.ts', 'plugins/**/*.ts', 'bees/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })]
+    },
+    rules: { 'import-x/no-cycle': ['error', { allowUnsafeDynamicCyclicDependency: false }] }
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: FORBIDDEN_IN_CORE }] }
   }
 ]

@@ -1,13 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { failure, failureAs } from '../src/core/errors.js'
-import type { Publisher } from '../src/core/ledger/catalog/catalog-repository.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
+import type { Principal } from '../src/core/principal.js'
 import { WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
 import { bearerOf } from '../src/http/bearer.js'
 import { walletTokenOf } from '../src/http/wallet-token.js'
-
-export type Principal = { kind: 'admin' } | { kind: 'publisher', publisher: Publisher }
 
 declare module 'fastify' {
   interface FastifyInstance {

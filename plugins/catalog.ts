@@ -4,6 +4,7 @@ import { commaList } from '../src/core/comma-list.js'
 import { CatalogSync, type OwnChange } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
+import { PublishingService } from '../src/core/publishing/service.js'
 import { type CatalogSearch, catalogSearch } from '../src/core/search.js'
 
 declare module 'fastify' {
@@ -20,6 +21,8 @@ declare module 'fastify' {
       /** The active Bees a page at a time, from the database, merged with the built-ins. */
       listing: CatalogListing
     }
+    /** Publishing's use cases: publish, change and retire a Bee. */
+    publishing: PublishingService
   }
 }
 
@@ -34,7 +37,17 @@ export default fp(async (fastify) => {
   // Its failures while the database is away count toward the ledger's outage, logged there once.
   const log = fastify.storeHealth.logger(fastify.log)
   const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log, onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) } })
-  fastify.decorate('catalog', { egress, refresh: (own) => sync.refresh(own), search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
+  const refresh = async (own?: OwnChange) => await sync.refresh(own)
+  fastify.decorate('catalog', { egress, refresh, search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
+  fastify.decorate('publishing', new PublishingService({
+    registry,
+    store: ledger.catalog,
+    egress,
+    refresh,
+    currency: config.PRICE_CURRENCY,
+    maxBeesPerPublisher: config.PUBLISHER_MAX_BEES,
+    maxDocumentBytes: config.PUBLISHER_MAX_OPENAPI_BYTES
+  }))
 
   fastify.addHook('onReady', async () => {
     // The built-in Bees live in code, so each start indexes their text.

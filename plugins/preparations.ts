@@ -3,6 +3,7 @@ import { SiteFetcher } from '../src/core/preparations/crawl/fetch-page.js'
 import type { PreparerOptions } from '../src/core/preparations/prepare.js'
 import { DatabaseQueue } from '../src/core/preparations/queue/database-queue.js'
 import type { PreparationQueue } from '../src/core/preparations/queue/preparation-queue.js'
+import { PreparationService } from '../src/core/preparations/service.js'
 import { PreparationWorker, type Prepare } from '../src/core/preparations/worker.js'
 
 /**
@@ -19,8 +20,8 @@ function lazyPreparer (options: PreparerOptions): Prepare {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The queue of website preparation jobs; routes tell it when a record was queued. */
-    preparationQueue: PreparationQueue
+    /** Website preparations' use cases: submit, read, edit, review, retry, cancel and delete a record. */
+    preparations: PreparationService
   }
 }
 
@@ -28,7 +29,7 @@ declare module 'fastify' {
  * Website preparations: the worker that crawls a site and composes its files (the summary runs through
  * the executor), and the queue that feeds it (the database itself on SQLite, pg-boss on PostgreSQL),
  * started once the server is ready and stopped before the ledger closes (a run in progress goes back to
- * the queue).
+ * the queue); and the use cases that feed it.
  */
 export default fp(async (fastify) => {
   const { config, ledger, executor, catalog } = fastify
@@ -73,7 +74,7 @@ export default fp(async (fastify) => {
       onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) }
     })
     : new DatabaseQueue(worker, { concurrency: config.PREPARATION_CONCURRENCY, pollMs: config.PREPARATION_POLL_MS, log })
-  fastify.decorate('preparationQueue', queue)
+  fastify.decorate('preparations', new PreparationService({ store: ledger.preparations, queue, egress: catalog.egress, preparerEmail: config.PREPARER_EMAIL }))
   fastify.addHook('onReady', async () => { await queue.start() })
   fastify.addHook('onClose', async () => {
     await queue.stop()

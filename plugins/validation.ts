@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import { refuseNonFinite } from '../src/http/finite-numbers.js'
-import { bodyAjv, stringAjv } from '../src/core/validation.js'
-import { lazyValidator } from '../src/core/validation.js'
+import { compileRouteBody, lazyValidator, stringAjv } from '../src/core/validation.js'
 
 /**
  * Route schemas are compiled (on first use, see lazyValidator) with our own Ajv instances: bodies strictly (no type coercion),
@@ -9,6 +8,6 @@ import { lazyValidator } from '../src/core/validation.js'
  */
 export default fp(async (fastify) => {
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    lazyValidator(() => httpPart === 'body' ? bodyAjv.compile(schema) : refuseNonFinite(stringAjv.compile(schema))))
+    lazyValidator(() => httpPart === 'body' ? compileRouteBody(schema) : refuseNonFinite(stringAjv.compile(schema))))
   fastify.removeContentTypeParser('text/plain')
 }, { name: 'validation' })

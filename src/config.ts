@@ -1,22 +1,16 @@
 import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
+import { BeesSettings, beesSettingsProblems, beesTimeoutsMs } from '../bees/settings.js'
 import { commaList } from './core/comma-list.js'
 import { parseSecretsKey } from './core/ledger/secrets.js'
 import { parseBuiltinLimits } from './core/limits/builtin-limits.js'
 import { parseBuiltinPlans } from './core/subscriptions/builtin-plans.js'
-import { toMicros } from './core/money.js'
 import { allowlistEntryProblem } from './core/publishing/egress.js'
 import { CurrencyCode, StringEnum } from './core/schemas.js'
 import { corsOriginProblem } from './http/cors-origins.js'
 
-const Price = (bee: string, fallback: number) => Type.Number({
-  exclusiveMinimum: 0,
-  default: fallback,
-  description: `Price of one ${bee} call, in PRICE_CURRENCY (decimal, at most 6 places).`
-})
-
-/** Every setting the service reads from the environment, validated once at start. */
-export const ConfigSchema = Type.Object({
+/** The service's own settings; each built-in Bee's are in its folder (bees/settings.ts). */
+const ServiceSettings = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port to listen on.' }),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Interface to bind.' }),
   DATABASE_URL: Type.String({
@@ -123,18 +117,6 @@ export const ConfigSchema = Type.Object({
     default: 30_000,
     description: 'Time a client has to send a whole request, headers and body; a slower one gets 408.'
   }),
-  OPEN_METEO_URL: Type.String({
-    pattern: '^https?://[^\\s]+$',
-    default: 'https://api.open-meteo.com',
-    description: 'Base URL of the Open-Meteo forecast API.'
-  }),
-  OPEN_METEO_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Open-Meteo customer API key, sent as apikey.' })),
-  WEATHER_CACHE_SECONDS: Type.Integer({
-    minimum: 0,
-    default: 300,
-    description: 'How long one location\'s observation is reused; 0 disables the cache.'
-  }),
-  WEATHER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'Upstream time limit for one weather lookup.' }),
   REMOTE_BEE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time limit for one call to a published Bee.' }),
   REMOTE_BEE_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Largest reply accepted from a published Bee.' }),
   EGRESS_ALLOWLIST: Type.String({
@@ -175,8 +157,6 @@ export const ConfigSchema = Type.Object({
     description: 'The operator\'s fee on each sale of a published Bee, in basis points of the price (250 = 2.5 %; rounded down ' +
       'to the micro-unit); the publisher earns the rest. Built-in Bees earn wholly for the operator.'
   }),
-  PRICE_SENTIMENT_ANALYZER: Price('sentiment-analyzer', 0.001),
-  PRICE_WEATHER_SENSOR: Price('weather-sensor', 0.002),
   SIGNING_SECRET_OVERLAP_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 30 * 24 * 3600,
@@ -321,6 +301,9 @@ export const ConfigSchema = Type.Object({
   }))
 })
 
+/** Every setting the service reads from the environment, its own and its built-in Bees', validated once at start. */
+export const ConfigSchema = Type.Object({ ...ServiceSettings.properties, ...BeesSettings.properties })
+
 export type Config = Static<typeof ConfigSchema>
 
 /**
@@ -372,11 +355,12 @@ function checked (data: Record<string, string>): Config {
  * still capture it, and that call would have to throw its answer away).
  */
 function checkHoldTimeouts (config: Config): Config {
-  const longestBeeMs = Math.max(config.WEATHER_TIMEOUT_MS, config.REMOTE_BEE_TIMEOUT_MS)
+  const timeouts = { ...beesTimeoutsMs(config), REMOTE_BEE_TIMEOUT_MS: config.REMOTE_BEE_TIMEOUT_MS }
+  const longestBeeMs = Math.max(...Object.values(timeouts))
   const leaseMs = config.IDEMPOTENCY_LEASE_SECONDS * 1000
   if (leaseMs <= longestBeeMs) {
     throw new Error(`IDEMPOTENCY_LEASE_SECONDS (${config.IDEMPOTENCY_LEASE_SECONDS}) must exceed the longest Bee timeout ` +
-      `(WEATHER_TIMEOUT_MS, REMOTE_BEE_TIMEOUT_MS: ${longestBeeMs} ms)`)
+      `(${Object.keys(timeouts).join(', ')}: ${longestBeeMs} ms)`)
   }
   const x402Ms = 2 * config.X402_FACILITATOR_TIMEOUT_MS + longestBeeMs
   if (x402Enabled(config) && (leaseMs <= x402Ms || config.X402_MAX_TIMEOUT_SECONDS * 1000 <= x402Ms)) {
@@ -441,10 +425,7 @@ function formatProblems (config: Config): string[] {
   if (config.REDIS_URL !== undefined && !URL.canParse(config.REDIS_URL)) problems.push('REDIS_URL is not a valid redis:// or rediss:// URL')
   for (const problem of parseBuiltinLimits(config.RATE_LIMIT_BUILTIN_BEES).problems) problems.push(`RATE_LIMIT_BUILTIN_BEES: ${problem}`)
   for (const problem of parseBuiltinPlans(config.SUBSCRIPTION_BUILTIN_BEES).problems) problems.push(`SUBSCRIPTION_BUILTIN_BEES: ${problem}`)
-  if (!URL.canParse(config.OPEN_METEO_URL)) problems.push(`OPEN_METEO_URL: "${config.OPEN_METEO_URL}" is not a valid URL`)
-  for (const name of ['PRICE_SENTIMENT_ANALYZER', 'PRICE_WEATHER_SENSOR'] as const) {
-    if (toMicros(config[name]) === null) problems.push(`${name} must be a finite decimal with at most 6 decimal places`)
-  }
+  problems.push(...beesSettingsProblems(config))
   if (config.SECRETS_KEY !== undefined && parseSecretsKey(config.SECRETS_KEY) === null) {
     problems.push('SECRETS_KEY must be 32 random bytes, written as base64 (e.g. `openssl rand -base64 32`) or as 64 hex digits')
   }

@@ -73,10 +73,14 @@ export function toIssue (issue: ValidationError): Issue {
   return { field: issue.instancePath, reason: issue.message ?? 'is invalid' }
 }
 
-/** 400 VALIDATION_FAILED naming each refused field of `part` (body, path, query, request). */
+/** Most refused fields a 400 names: a small body may hold hundreds of wrong values, and the answer stays small. */
+export const MOST_DETAILS = 20
+
+/** 400 VALIDATION_FAILED naming each refused field of `part` (body, path, query, request), the first MOST_DETAILS of them. */
 export function validationFailed (issues: readonly ValidationError[], part: string, fallback: string): ApiError {
-  const details = issues.map(toIssue)
-  const summary = details.map((issue) => `${issue.field || fallback} ${issue.reason}`).join('; ')
+  const details = issues.slice(0, MOST_DETAILS).map(toIssue)
+  const more = issues.length - details.length
+  const summary = details.map((issue) => `${issue.field || fallback} ${issue.reason}`).join('; ') + (more > 0 ? `; and ${more} more` : '')
   return failure('VALIDATION_FAILED', `The ${part} is invalid: ${summary}.`, { details })
 }
 

@@ -30,12 +30,74 @@ const PUBLISHERS_PATTERNS: Options = { code: { regExp: re2Engine() } }
 /**
  * Bodies are validated strictly: `{"text": 123}` is refused, never coerced to "123". Additional
  * properties are accepted and kept, as the spec asks. Validation stops at the first error: collecting
- * them all let a 2 MB body of 300,000 wrong items cost 1.1 s and a 23.8 MB answer.
+ * them all let a 2 MB body of 300,000 wrong items cost 1.1 s and a 23.8 MB answer. A small body that
+ * fails is validated again for every error (see reportingEveryError).
  */
 const bodyOptions: Options = { ...common, allErrors: false, coerceTypes: false, removeAdditional: false }
+const everyErrorOptions: Options = { ...bodyOptions, allErrors: true }
 
 /** The Ajv of the service's own routes and doors, compiled once at start. */
 export const bodyAjv = addSafeFormats(new Ajv(bodyOptions))
+
+/** The same, naming every error: for a small body that failed (reportingEveryError), compiled on the first such body. */
+const everyErrorAjv = addSafeFormats(new Ajv(everyErrorOptions))
+
+/**
+ * Most values (objects, arrays and the values in them) a refused body may hold to be validated again for every error.
+ * Ajv's cost of collecting every error grows with the errors, about 0.4 µs and 150 bytes each (AMD EPYC host: 1,000
+ * wrong items 0.5 ms, 300,000 in a 2 MB body 133 ms and 44 MB of errors), so it is spent only on a body this small:
+ * at most a few hundred µs, while a larger body is refused at its first error, as cheaply as before.
+ */
+export const EVERY_ERROR_VALUES = 1000
+
+/** Whether a parsed JSON value holds at most `most` values, itself included; stops counting once past it. */
+function holdsAtMost (value: unknown, most: number): boolean {
+  const pending: unknown[] = [value]
+  let counted = 1
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next !== 'object' || next === null) continue
+    if (Array.isArray(next)) {
+      counted += next.length
+      if (counted > most) return false
+      pending.push(...next)
+      continue
+    }
+    for (const key in next) {
+      if (++counted > most) return false
+      pending.push((next as Record<string, unknown>)[key])
+    }
+  }
+  return true
+}
+
+/**
+ * A body validator that stops at the first error, and names every error of a small body it refused (at most
+ * EVERY_ERROR_VALUES values): a caller fixes all its fields at once, while a huge hostile body costs what one error
+ * costs. A body that passes runs the first validator alone.
+ */
+export function reportingEveryError (first: ValidateFunction, every: () => ValidateFunction): ValidateFunction {
+  let everyError: ValidateFunction | undefined
+  const validate = function (this: unknown, data: unknown) {
+    if (first.call(this, data) as boolean) {
+      validate.errors = null
+      return true
+    }
+    validate.errors = first.errors
+    if (holdsAtMost(data, EVERY_ERROR_VALUES)) {
+      everyError ??= every()
+      everyError.call(this, data)
+      validate.errors = everyError.errors ?? first.errors
+    }
+    return false
+  } as ValidateFunction
+  return validate
+}
+
+/** A route's body validator: the service's own schema, on bodyAjv, naming every error of a small refused body. */
+export function compileRouteBody (schema: AnySchema): ValidateFunction {
+  return reportingEveryError(bodyAjv.compile(schema), () => everyErrorAjv.compile(schema))
+}
 
 /**
  * Path, query and headers arrive as strings, so they are coerced to the declared types. They are
@@ -57,7 +119,8 @@ export type SchemaOrigin = 'service' | 'publisher'
 export function compileBodySchema (schema: AnySchema, origin: SchemaOrigin = 'publisher'): ValidateFunction {
   if (origin === 'publisher') checkBodySchema(schema)
   const patterns = origin === 'publisher' ? PUBLISHERS_PATTERNS : {}
-  return addSafeFormats(new Ajv({ ...bodyOptions, ...patterns, meta: false, validateSchema: false })).compile(schema)
+  const compile = (options: Options) => addSafeFormats(new Ajv({ ...options, ...patterns, meta: false, validateSchema: false })).compile(schema)
+  return reportingEveryError(compile(bodyOptions), () => compile(everyErrorOptions))
 }
 
 /**

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { BeeCall, SendMessageParams } from '../../src/http/a2a/schemas.js'
 import { FindBeesInput } from '../../src/http/mcp/find-bees.js'
 import { ToolsCall } from '../../src/http/mcp/tools-call.js'
-import { checkBodySchema, compileBodySchema } from '../../src/core/validation.js'
+import { checkBodySchema, compileBodySchema, EVERY_ERROR_VALUES } from '../../src/core/validation.js'
 import { build } from '../helper.js'
 
 /** Every regular expression in a JSON document: each string `pattern`, and the names of each `patternProperties`. */
@@ -96,4 +96,16 @@ test('a built-in Bee\'s pattern means what JavaScript says on every door; a publ
 
   const publishers = compileBodySchema({ type: 'object', properties: { text: { type: 'string', pattern: '\\S' } } })
   t.equal(publishers(blank), true, 'a publisher\'s \\S is RE2\'s, ASCII only, as docs/publishers.md says')
+})
+
+test('a refused body is validated again for every error only while it holds at most EVERY_ERROR_VALUES values', async (t) => {
+  const validate = compileBodySchema({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' }, rest: { type: 'array' } } })
+  const fields = (body: unknown) => { validate(body); return (validate.errors ?? []).map((error) => error.instancePath) }
+  t.same(fields({ a: 1, b: 2 }), ['/a', '/b'])
+  // The body itself, a, b, rest, and rest's items: the boundary is counted exactly.
+  const filler = (values: number) => Array.from({ length: values - 4 }, () => 0)
+  t.same(fields({ a: 1, b: 2, rest: filler(EVERY_ERROR_VALUES) }), ['/a', '/b'], 'at the limit: every error')
+  t.same(fields({ a: 1, b: 2, rest: filler(EVERY_ERROR_VALUES + 1) }), ['/a'], 'past it: the first')
+  t.same(fields({ a: 'x', b: 'y' }), [], 'a valid body has no errors left from before')
+  t.equal(validate({ a: 'x', b: 'y' }), true)
 })

@@ -3,8 +3,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely'
+import type { CatalogDialect } from './catalog/catalog-dialect.js'
 import { type CatalogNotifications, noNotifications, postgresNotifications } from './catalog/notifications.js'
+import { postgresCatalog } from './catalog/postgres-catalog.js'
 import { sqlCatalogRepository } from './catalog/sql-catalog-repository.js'
+import { sqliteCatalog } from './catalog/sqlite-catalog.js'
 import { sqlEarningsRepository } from './earnings/sql-earnings-repository.js'
 import { sqlHealthRepository } from './health/sql-health-repository.js'
 import type { Debit } from './holds/debit.js'
@@ -23,7 +26,10 @@ import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
 import { sqlSigningKeyRepository } from './signing-keys/sql-signing-key-repository.js'
 import { sqlTokenRepository } from './tokens/sql-token-repository.js'
+import { postgresSubscriptions } from './subscriptions/postgres-subscriptions.js'
 import { sqlSubscriptionRepository } from './subscriptions/sql-subscription-repository.js'
+import { sqliteSubscriptions } from './subscriptions/sqlite-subscriptions.js'
+import type { SubscriptionDialect } from './subscriptions/subscription-dialect.js'
 import type { Tables } from './tables.js'
 import { sqlWalletRepository } from './wallets/sql-wallet-repository.js'
 import { startWalCheckpoints } from './wal-checkpoints.js'
@@ -88,6 +94,8 @@ interface Connected {
   db: Kysely<Tables>
   debit: (feeBps: number) => Debit
   notifications: (schema: string | undefined) => CatalogNotifications
+  catalog: (notifications: CatalogNotifications) => CatalogDialect
+  subscriptions: SubscriptionDialect
   /** Resolves once the database answers; with `write`, once it takes a write. */
   ping: (write: boolean) => Promise<void>
   close: () => Promise<void>
@@ -120,6 +128,8 @@ async function postgres (url: string, poolSize: number, onConnectionLost: (error
     db,
     debit: (feeBps) => postgresDebit(pool, feeBps),
     notifications: (schema) => postgresNotifications(url, schema ?? 'public'),
+    catalog: (notifications) => postgresCatalog(db, notifications),
+    subscriptions: postgresSubscriptions(db),
     // On a connection of its own: whether the server takes connections and answers, not whether a pooled one the
     // server has just ended is still there (the pool drops those by itself). A full disk on PostgreSQL mostly stops the
     // server itself (it cannot write its WAL): answering is the test, writes or not.
@@ -203,6 +213,8 @@ function sqlite (path: string, log: Logger | undefined): Connected {
     db,
     debit: (feeBps) => sqliteDebit(db, database, feeBps),
     notifications: () => noNotifications,
+    catalog: (notifications) => sqliteCatalog(db, notifications),
+    subscriptions: sqliteSubscriptions(db),
     ping: async (write) => {
       if (!write) {
         await sql`SELECT 1`.execute(db)
@@ -250,7 +262,7 @@ function checkpointElsewhere (database: Database.Database, path: string, log: Lo
  */
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<Ledger> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
-  const { db, debit, notifications, ping, close } = dialect === 'postgres'
+  const { db, debit, notifications, catalog, subscriptions, ping, close } = dialect === 'postgres'
     ? await postgres(databaseUrl, options.poolSize ?? 10, options.onConnectionLost ?? (() => {}))
     : sqlite(sqlitePath(databaseUrl), options.log)
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
@@ -264,6 +276,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     throw error
   }
   const box = secretBox(databaseUrl, dialect, options)
+  const catalogNotifications = notifications(migrationTableSchema)
   return {
     dialect,
     wallets: sqlWalletRepository(db),
@@ -272,9 +285,9 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     journal: sqlJournalRepository(db),
     earnings: sqlEarningsRepository(db, dialect),
     idempotency: sqlIdempotencyRepository(db),
-    catalog: sqlCatalogRepository(db, dialect, box, notifications(migrationTableSchema)),
+    catalog: sqlCatalogRepository(db, catalog(catalogNotifications), box, catalogNotifications),
     preparations: sqlPreparationRepository(db),
-    subscriptions: sqlSubscriptionRepository(db, dialect, options.platformFeeBps ?? 0),
+    subscriptions: sqlSubscriptionRepository(db, subscriptions, options.platformFeeBps ?? 0),
     settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),
     tokens: sqlTokenRepository(db),
     signingKeys: sqlSigningKeyRepository(db, box),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { PreparationStatus, Progress } from './schemas.js'
+import type { Preparation, PreparationInputs, PreparationStatus, Progress } from './schemas.js'
 
 /**
  * The states a record may be in for each action (see the table in docs/preparations.md). A worker's own moves
@@ -21,6 +21,21 @@ export type PreparationAction = keyof typeof ALLOWED_FROM
 export const WAITING: Progress = { pagesFetched: 0, pagesPlanned: 0, stage: 'waiting' }
 
 export const newPreparationId = () => `bee_${randomBytes(16).toString('base64url')}`
+
+/** A record as submitted at `at`: queued, its owner's, nothing produced yet. */
+export const submittedRecord = (inputs: PreparationInputs, owner: { id: string, email: string }, at: string): Preparation => ({
+  id: newPreparationId(),
+  ...inputs,
+  status: 'queued',
+  ownerId: owner.id,
+  ownerEmail: owner.email,
+  createdAt: at,
+  updatedAt: at,
+  outputFiles: null,
+  progress: WAITING,
+  error: null,
+  attempts: 0
+})
 
 /** Seconds before the next attempt after `attempts` failed ones: doubling from `baseSeconds`, at most an hour. */
 export function backoffSeconds (attempts: number, baseSeconds: number): number {

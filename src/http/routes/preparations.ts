@@ -1,16 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
-import { isIP } from 'node:net'
-import { Type, type Static } from 'typebox'
-import { failure, invalidCursor } from '../../core/errors.js'
-import type { PreparationChange } from '../../core/ledger/preparations/preparation-repository.js'
-import { now } from '../../core/ledger/timestamps.js'
-import { ALLOWED_FROM, newPreparationId, WAITING, type PreparationAction } from '../../core/preparations/lifecycle.js'
-import {
-  OutputFiles, Preparation, PreparationInputFields, PreparationStatus, type PreparationInputs
-} from '../../core/preparations/schemas.js'
+import { Type } from 'typebox'
+import { Preparation, PreparationInputFields, PreparationStatus } from '../../core/preparations/schemas.js'
 import { PageQuery, paged, ref } from '../../core/schemas.js'
 import { cachedText, sendCached } from '../cached-text.js'
+import { callerOf } from '../caller.js'
 import { BODY_NOT_JSON, bodyRefusals, PAGE_REFUSED, PRINCIPAL_REQUIRED, refusal, REQUEST_INVALID } from '../refusals.js'
 
 const IdParams = Type.Object({ id: Type.String({ description: 'Preparation id (bee_…).' }) })
@@ -75,73 +68,14 @@ const FILES = [
   { path: 'summary.md', field: 'semanticSummary', type: 'text/markdown; charset=utf-8', media: 'text/markdown', title: 'the semantic summary' }
 ] as const
 
-const notFound = (id: string) => failure('PREPARATION_NOT_FOUND', `No preparation you manage has the id "${id}".`)
-
-const wrongState = (action: PreparationAction, status: string) => failure('PREPARATION_STATE',
-  `The preparation is ${status}; ${action} applies to a preparation that is ${ALLOWED_FROM[action].join(', ')}.`)
-
-/** Why a website address is refused at once (the crawl checks every address it connects to again), or null. */
-function websiteProblem (websiteUrl: string, allowsAddress: (host: string) => boolean): string | null {
-  if (!URL.canParse(websiteUrl)) return 'websiteUrl must be an absolute http or https URL'
-  const url = new URL(websiteUrl)
-  if (url.username !== '' || url.password !== '') return 'websiteUrl must not carry credentials'
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  if (isIP(host) !== 0 && !allowsAddress(host)) return `websiteUrl's address ${host} is loopback, private or reserved: Apiary does not crawl it`
-  return null
-}
-
-/** A reviewed file that must hold a serialized JSON object (the empty string allowed where `emptyAllowed`). */
-function checkJsonObject (field: string, text: string | undefined, emptyAllowed: boolean): void {
-  if (text === undefined || (emptyAllowed && text === '')) return
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    throw failure('OUTPUT_INVALID', `outputFiles.${field} must be serialized JSON${emptyAllowed ? ', or the empty string' : ''}.`)
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw failure('OUTPUT_INVALID', `outputFiles.${field} must hold a JSON object.`)
-  }
-}
-
-const requeued = (at: string): Omit<PreparationChange, 'inputs'> =>
-  ({ status: 'queued', outputFiles: null, error: null, attempts: 0, progress: WAITING, runAfter: at, updatedAt: at })
-
 /**
- * Website preparation records (spec §2.5): a publisher submits its site, a worker crawls it and composes
- * an llms.txt, a schema.org JSON-LD graph, an agent manifest and a summary. Owners see and manage their
- * own records, the operator everyone's; someone else's record answers 404, as if it did not exist.
+ * Website preparation records (spec §2.5) over HTTP: what each use case (PreparationService) answers, with its
+ * status; someone else's record answers 404, as if it did not exist.
  */
 const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { config, catalog, preparationQueue } = fastify
-  const store = fastify.ledger.preparations
+  const { preparations } = fastify
   const tags = ['preparations']
   const security: Array<Record<string, string[]>> = [{ publisherKey: [] }, { adminToken: [] }]
-
-  /** The caller's identity as an owner: a publisher, or the operator (as PREPARER_EMAIL). */
-  const ownerOf = (request: FastifyRequest) => request.principal?.kind === 'publisher'
-    ? { id: request.principal.publisher.id, email: request.principal.publisher.email }
-    : { id: 'admin', email: config.PREPARER_EMAIL }
-
-  async function owned (request: FastifyRequest, id: string): Promise<Static<typeof Preparation>> {
-    const preparation = await store.get(id)
-    const principal = request.principal
-    if (preparation === null || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== preparation.ownerId)) {
-      throw notFound(id)
-    }
-    return preparation
-  }
-
-  async function act (id: string, action: PreparationAction, change: PreparationChange) {
-    const changed = await store.change(id, ALLOWED_FROM[action], change)
-    if (changed.ok) return changed.preparation
-    throw changed.reason === 'NOT_FOUND' ? notFound(id) : wrongState(action, changed.status)
-  }
-
-  function checkWebsite (websiteUrl: string): void {
-    const problem = websiteProblem(websiteUrl, (host) => catalog.egress.allows(host, host))
-    if (problem !== null) throw failure('WEBSITE_FORBIDDEN', problem)
-  }
 
   fastify.post('/preparations', {
     schema: {
@@ -160,31 +94,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     onRequest: fastify.requirePrincipal
-  }, async (request, reply) => {
-    const body = request.body
-    checkWebsite(body.websiteUrl)
-    const owner = ownerOf(request)
-    const at = now()
-    const preparation: Static<typeof Preparation> = {
-      id: newPreparationId(),
-      ...body,
-      targetAudience: body.targetAudience ?? '',
-      notes: body.notes ?? '',
-      status: 'queued',
-      ownerId: owner.id,
-      ownerEmail: owner.email,
-      createdAt: at,
-      updatedAt: at,
-      outputFiles: null,
-      progress: WAITING,
-      error: null,
-      attempts: 0
-    }
-    await store.insert(preparation)
-    await preparationQueue.enqueue(preparation.id)
-    request.log.info({ preparationId: preparation.id, ownerId: owner.id }, 'preparation queued')
-    return reply.code(202).send(preparation)
-  })
+  }, async (request, reply) => reply.code(202).send(await preparations.submit(callerOf(request), request.body)))
 
   fastify.get('/preparations', {
     schema: {
@@ -203,9 +113,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     onRequest: fastify.requirePrincipal
   }, async (request) => {
-    const principal = request.principal
-    const listed = await store.list({ ...request.query, ownerId: principal?.kind === 'publisher' ? principal.publisher.id : undefined })
-    if (!listed.ok) throw invalidCursor()
+    const listed = await preparations.list(callerOf(request), request.query)
     return { preparations: listed.items, nextCursor: listed.nextCursor }
   })
 
@@ -220,7 +128,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: PREPARATION, ...errors }
     },
     onRequest: fastify.requirePrincipal
-  }, async (request) => await owned(request, request.params.id))
+  }, async (request) => await preparations.get(callerOf(request), request.params.id))
 
   fastify.patch('/preparations/:id', {
     schema: {
@@ -243,55 +151,22 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     onRequest: fastify.requirePrincipal
-  }, async (request) => {
-    const { id } = request.params
-    const { outputFiles: edits, ...inputs } = request.body
-    const current = await owned(request, id)
-    const at = now()
-    if (edits !== undefined) {
-      if (Object.keys(inputs).length > 0) {
-        throw failure('PATCH_MIXED', 'Send either new inputs (which queue the job again) or outputFiles edits, not both.')
-      }
-      checkJsonObject('schemaOrgJsonLd', edits.schemaOrgJsonLd, false)
-      checkJsonObject('agentManifest', edits.agentManifest, true)
-      const base = current.outputFiles ?? { schemaOrgJsonLd: '{}', notes: '', semanticSummary: '', llmsTxt: '', agentManifest: '' }
-      const files: Static<typeof OutputFiles> = { ...base, ...edits, completedBy: ownerOf(request).email, completedAt: at }
-      const reviewed = await act(id, 'review', { status: 'completed', outputFiles: files, error: null, updatedAt: at })
-      request.log.info({ preparationId: id }, 'preparation reviewed and completed')
-      return reviewed
-    }
-    const next: PreparationInputs = {
-      name: inputs.name ?? current.name,
-      websiteUrl: inputs.websiteUrl ?? current.websiteUrl,
-      businessName: inputs.businessName ?? current.businessName,
-      description: inputs.description ?? current.description,
-      primaryServices: inputs.primaryServices ?? current.primaryServices,
-      targetAudience: inputs.targetAudience ?? current.targetAudience,
-      notes: inputs.notes ?? current.notes
-    }
-    checkWebsite(next.websiteUrl)
-    const edited = await act(id, 'edit', { inputs: next, ...requeued(at) })
-    await preparationQueue.enqueue(id)
-    request.log.info({ preparationId: id }, 'preparation edited and queued again')
-    return edited
-  })
+  }, async (request) => await preparations.change(callerOf(request), request.params.id, request.body))
 
   /** The actions that only move a record on: retry queues it again, cancel stops it. */
   const actions = [
     {
       action: 'retry',
       summary: 'Run a preparation again',
-      description: 'Queues a failed, canceled or completed preparation again, with its attempts counted from zero.',
-      change: () => requeued(now())
+      description: 'Queues a failed, canceled or completed preparation again, with its attempts counted from zero.'
     },
     {
       action: 'cancel',
       summary: 'Cancel a queued or running preparation',
-      description: 'A running job stops at its next step. The record stays (retry it, or DELETE it).',
-      change: (): PreparationChange => ({ status: 'canceled', updatedAt: now() })
+      description: 'A running job stops at its next step. The record stays (retry it, or DELETE it).'
     }
   ] as const
-  for (const { action, summary, description, change } of actions) {
+  for (const { action, summary, description } of actions) {
     fastify.post(`/preparations/:id/${action}`, {
       schema: {
         tags,
@@ -303,13 +178,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: PREPARATION, ...bodyErrors, ...stateConflict }
       },
       onRequest: fastify.requirePrincipal
-    }, async (request) => {
-      const { id } = request.params
-      await owned(request, id)
-      const changed = await act(id, action, change())
-      if (changed.status === 'queued') await preparationQueue.enqueue(id)
-      return changed
-    })
+    }, async (request) => await preparations[action](callerOf(request), request.params.id))
   }
 
   fastify.delete('/preparations/:id', {
@@ -324,9 +193,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     onRequest: fastify.requirePrincipal
   }, async (request, reply) => {
-    const { id } = request.params
-    await owned(request, id)
-    if (!await store.delete(id)) throw notFound(id)
+    await preparations.remove(callerOf(request), request.params.id)
     return reply.code(204).send(null)
   })
 
@@ -352,16 +219,7 @@ const preparationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       onRequest: fastify.requirePrincipal,
       config: { credentialedCacheControl: 'private, no-cache' }
     }, async (request, reply) => {
-      const preparation = await owned(request, request.params.id)
-      const files = preparation.outputFiles
-      if (files === null) {
-        throw failure('PREPARATION_FILE_NOT_READY', `The preparation is ${preparation.status}: its files are not produced yet.`)
-      }
-      const text = files[file.field]
-      if (text === '') {
-        throw failure('AGENT_MANIFEST_EMPTY', 'The crawl found nothing machine-usable on the site (no API, MCP or ' +
-          'OpenSearch link, contact point or form): there is no agent manifest to publish.')
-      }
+      const text = await preparations.file(callerOf(request), request.params.id, file.field)
       return sendCached(request, reply, cachedText(text), file.type)
     })
   }

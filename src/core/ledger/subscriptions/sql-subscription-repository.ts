@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import type { Kysely, QueryCreator, Selectable } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
 import { saleRows } from '../earnings/split.js'
-import type { Dialect } from '../dialect.js'
 import type { Tables } from '../tables.js'
 import { now } from '../timestamps.js'
-import { writeTransaction } from '../write-transaction.js'
 import { decodeIdCursor } from '../cursors.js'
 import { tokenRefusal } from '../holds/token-hold.js'
 import { INVALID_CURSOR, page } from '../paging.js'
 import { lineageOf } from '../tokens/token-repository.js'
+import { LIVE } from './included-call.js'
+import type { SubscriptionDialect } from './subscription-dialect.js'
 import type { Consumed, SubscribeOutcome, SubscribeRequest, Subscription, SubscriptionRepository } from './subscription-repository.js'
-
-const LIVE = ['active', 'canceled'] as const
 
 const toSubscription = (row: Selectable<Tables['subscriptions']>): Subscription => ({
   id: row.id,
@@ -35,9 +33,12 @@ const after = (start: string, seconds: number) => new Date(Date.parse(start) + s
 
 interface Charge { walletId: string, micros: number, beeId: string, payee: string, currency: string, requestId: string | null }
 
-/** Subscriptions over Kysely: the same queries serve SQLite and PostgreSQL. `feeBps`: PLATFORM_FEE_BPS. */
-export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect, feeBps: number): SubscriptionRepository {
-  const writing = writeTransaction(db, dialect)
+/**
+ * Subscriptions over Kysely: the same queries serve SQLite and PostgreSQL, but for what `dialect` does its own way
+ * (taking and giving back an included call, row locks). `feeBps`: PLATFORM_FEE_BPS.
+ */
+export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: SubscriptionDialect, feeBps: number): SubscriptionRepository {
+  const { writing } = dialect
 
   /**
    * A period's price, once the wallet was debited: journaled as a hold captured at once, and credited to
@@ -94,33 +95,6 @@ export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect,
       return { ok: true, subscription: toSubscription(row), balanceMicros: Number(debited.balance) } as const
     })
 
-  /**
-   * Takes one included call and journals it. PostgreSQL: one statement, the count and the row together.
-   * SQLite: two, so call it inside a write transaction there.
-   */
-  const takeIncluded = async (trx: Kysely<Tables>, walletId: string, beeId: string, tokenId: string | null, requestId: string | null): Promise<Consumed | null> => {
-    const at = now()
-    const take = (db: QueryCreator<Tables>) => db.updateTable('subscriptions').set((eb) => ({ used: eb('used', '+', 1) }))
-      .where('wallet_id', '=', walletId).where('bee_id', '=', beeId).where('state', 'in', LIVE)
-      .where('period_end', '>', at).whereRef('used', '<', 'included')
-      .returning(['id', 'period_end'])
-    const call = { wallet_id: walletId, bee_id: beeId, token_id: tokenId, request_id: requestId, created_at: at }
-    if (dialect === 'postgres') {
-      const row = await trx.with('taken', take).insertInto('subscription_calls')
-        .columns(['subscription_id', 'period_end', 'wallet_id', 'bee_id', 'token_id', 'request_id', 'created_at'])
-        .expression((eb) => eb.selectFrom('taken').select((eb) => [
-          'taken.id', 'taken.period_end', eb.val(walletId).as('wallet_id'), eb.val(beeId).as('bee_id'), eb.val(tokenId).as('token_id'),
-          eb.val(requestId).as('request_id'), eb.val(at).as('created_at')
-        ]))
-        .returning(['id', 'subscription_id', 'period_end']).executeTakeFirst()
-      return row === undefined ? null : { kind: 'included', callId: Number(row.id), subscriptionId: row.subscription_id, periodEnd: row.period_end }
-    }
-    const taken = await take(trx).executeTakeFirst()
-    if (taken === undefined) return null
-    const row = await trx.insertInto('subscription_calls').values({ ...call, subscription_id: taken.id, period_end: taken.period_end }).returning('id').executeTakeFirstOrThrow()
-    return { kind: 'included', callId: Number(row.id), subscriptionId: taken.id, periodEnd: taken.period_end }
-  }
-
   /** Why the wallet has no included call left on the Bee: used up (or about to renew), or no live subscription. */
   const whyNotIncluded = async (walletId: string, beeId: string): Promise<Consumed> => {
     const row = await liveQuery(db, walletId, beeId).executeTakeFirst()
@@ -156,10 +130,7 @@ export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect,
 
     async consume ({ beeId, requestId, payer }) {
       if ('walletId' in payer) {
-        // One statement on PostgreSQL; SQLite has no UPDATE in a WITH, so there it is two in one transaction.
-        const taken = dialect === 'postgres'
-          ? await takeIncluded(db, payer.walletId, beeId, null, requestId)
-          : await writing(async (trx) => await takeIncluded(trx, payer.walletId, beeId, null, requestId))
+        const taken = await dialect.takeIncludedAlone({ walletId: payer.walletId, beeId, tokenId: null, requestId })
         return taken ?? await whyNotIncluded(payer.walletId, beeId)
       }
       const { token } = payer
@@ -167,33 +138,15 @@ export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect,
         const own = await trx.selectFrom('wallet_tokens').select(['path', 'wallet_id']).where('id', '=', token.id).executeTakeFirst()
         if (own === undefined) return { kind: 'refused', refusal: { ok: false, reason: 'TOKEN_NOT_FOUND' } }
         // Shared locks: a revocation committing meanwhile waits for this call instead of letting it through after.
-        let lineage = trx.selectFrom('wallet_tokens').selectAll().where('id', 'in', lineageOf(own.path))
-        if (dialect === 'postgres') lineage = lineage.forShare()
+        const lineage = dialect.forShare(trx.selectFrom('wallet_tokens').selectAll().where('id', 'in', lineageOf(own.path)))
         const refusal = tokenRefusal(await lineage.execute(), { micros: 0, beeId }, token, now())
         if (refusal !== null) return { kind: 'refused', refusal }
-        return await takeIncluded(trx, own.wallet_id, beeId, token.id, requestId) ?? { kind: 'elsewhere', walletId: own.wallet_id }
+        return await dialect.takeIncluded(trx, { walletId: own.wallet_id, beeId, tokenId: token.id, requestId }) ?? { kind: 'elsewhere', walletId: own.wallet_id }
       })
       return outcome.kind === 'elsewhere' ? await whyNotIncluded(outcome.walletId, beeId) : outcome
     },
 
-    async giveBack (callId) {
-      const at = now()
-      if (dialect === 'postgres') {
-        await db.with('returned', (db) => db.updateTable('subscription_calls').set({ returned_at: at })
-          .where('id', '=', callId).where('returned_at', 'is', null).returning(['subscription_id', 'period_end']))
-          .updateTable('subscriptions').from('returned').set((eb) => ({ used: eb('used', '-', 1) }))
-          .whereRef('subscriptions.id', '=', 'returned.subscription_id').whereRef('subscriptions.period_end', '=', 'returned.period_end')
-          .where('used', '>', 0).execute()
-        return
-      }
-      await writing(async (trx) => {
-        const returned = await trx.updateTable('subscription_calls').set({ returned_at: at })
-          .where('id', '=', callId).where('returned_at', 'is', null).returning(['subscription_id', 'period_end']).executeTakeFirst()
-        if (returned === undefined) return
-        await trx.updateTable('subscriptions').set((eb) => ({ used: eb('used', '-', 1) }))
-          .where('id', '=', returned.subscription_id).where('period_end', '=', returned.period_end).where('used', '>', 0).execute()
-      })
-    },
+    giveBack: dialect.giveBack,
 
     async calls (walletId, beeId, { limit, cursor }) {
       const before = cursor === undefined ? undefined : decodeIdCursor(cursor)
@@ -213,9 +166,9 @@ export function sqlSubscriptionRepository (db: Kysely<Tables>, dialect: Dialect,
 
     async renewDue (limit) {
       return await writing(async (trx) => {
-        let due = trx.selectFrom('subscriptions').selectAll().where('state', 'in', LIVE).where('period_end', '<=', now()).orderBy('period_end').limit(limit)
         // Other instances skip what this one is settling instead of queueing behind it.
-        if (dialect === 'postgres') due = due.forUpdate().skipLocked()
+        const due = dialect.forUpdateSkipLocked(trx.selectFrom('subscriptions').selectAll().where('state', 'in', LIVE).where('period_end', '<=', now())
+          .orderBy('period_end').limit(limit))
         const settled = { renewed: 0, lapsed: 0, ended: 0 }
         for (const row of await due.execute()) {
           if (row.state === 'canceled') {
