@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
+import { failure, failureAs } from '../src/core/errors.js'
 import { hashSecret, secretsMatch } from '../src/core/ledger/secrets.js'
 import type { Principal } from '../src/core/principal.js'
 import { WALLET_HEADER_NAME, type Wallet } from '../src/core/schemas.js'
@@ -23,7 +23,7 @@ declare module 'fastify' {
   }
 }
 
-const unauthorized = (who: string) => new ApiError(401, 'UNAUTHORIZED', `Send ${who} as Authorization: Bearer <token>.`)
+const unauthorized = (who: string) => failure('UNAUTHORIZED', `Send ${who} as Authorization: Bearer <token>.`)
 
 /**
  * Who is calling: the operator (ADMIN_TOKEN, compared in constant time), a publisher or a wallet holder
@@ -41,7 +41,7 @@ export default fp(async (fastify) => {
 
   fastify.decorate('requireAdmin', async function requireAdmin (request: FastifyRequest) {
     if (adminToken === undefined) {
-      throw new ApiError(403, 'ADMIN_DISABLED', 'The admin API is disabled on this server: the operator has not set ADMIN_TOKEN.')
+      throw failure('ADMIN_DISABLED', 'The admin API is disabled on this server: the operator has not set ADMIN_TOKEN.')
     }
     const presented = bearerOf(request)
     if (presented === undefined || !secretsMatch(presented, adminToken)) throw unauthorized('the admin token')
@@ -63,10 +63,10 @@ export default fp(async (fastify) => {
   fastify.decorate('requireWalletHolder', async function requireWalletHolder (request: FastifyRequest) {
     const token = walletTokenOf(request)
     if (token === undefined) {
-      throw new ApiError(401, 'WALLET_TOKEN_MISSING', `Send your wallet token in ${WALLET_HEADER_NAME}.`)
+      throw failureAs('WALLET_TOKEN_MISSING', 401, `Send your wallet token in ${WALLET_HEADER_NAME}.`)
     }
     const wallet = await fastify.ledger.wallets.getByToken(hashSecret(token))
-    if (wallet === null) throw new ApiError(401, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
+    if (wallet === null) throw failureAs('WALLET_NOT_FOUND', 401, `No wallet has the token in ${WALLET_HEADER_NAME}.`)
     request.walletHolder = wallet
   })
 }, { name: 'auth', dependencies: ['config', 'ledger'] })

@@ -2,7 +2,8 @@ import { Transform, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import type { FastifyRequest, RequestPayload } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
+import { byteSize } from '../src/core/byte-size.js'
+import { failure } from '../src/core/errors.js'
 
 /** The codings a body may arrive in (RFC 9110 §8.4.1), by name; `identity` means none. */
 const decoders: Record<string, () => Transform> = {
@@ -48,7 +49,7 @@ export default fp(async (fastify) => {
     const [coding = ''] = codings
     const decoder = codings.length === 1 ? decoders[coding]?.() : undefined
     if (decoder === undefined) {
-      throw new ApiError(415, 'UNSUPPORTED_CONTENT_ENCODING',
+      throw failure('UNSUPPORTED_CONTENT_ENCODING',
         `This service reads bodies sent as they are or with one Content-Encoding of gzip, deflate or br, not "${codings.join(', ').slice(0, 100)}".`)
     }
     const limit = request.routeOptions.bodyLimit ?? fastify.config.BODY_LIMIT_BYTES
@@ -57,7 +58,7 @@ export default fp(async (fastify) => {
       transform (chunk: Buffer, _encoding, done) {
         decodedLength += chunk.length
         if (decodedLength > limit) {
-          done(new ApiError(413, 'PAYLOAD_TOO_LARGE', `The decompressed body is larger than this service accepts (BODY_LIMIT_BYTES, ${limit} bytes).`))
+          done(failure('PAYLOAD_TOO_LARGE', `The decompressed body is larger than the ${byteSize(limit)} this service accepts (BODY_LIMIT_BYTES).`))
           return
         }
         done(null, chunk)
@@ -66,7 +67,7 @@ export default fp(async (fastify) => {
     const source = payload as Readable
     source.on('data', (chunk: Buffer) => { decoded.receivedEncodedLength += chunk.length })
     source.on('error', (error) => decoded.destroy(error))
-    decoder.on('error', () => decoded.destroy(new ApiError(400, 'INVALID_CONTENT_ENCODING',
+    decoder.on('error', () => decoded.destroy(failure('INVALID_CONTENT_ENCODING',
       `The body is not valid ${coding} data, as its Content-Encoding says it is.`)))
     // Fastify stops listening once it has refused the body (too large by encoded size): an error after that
     // has no one to answer, and must not become an uncaught exception.

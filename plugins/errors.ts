@@ -3,14 +3,17 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../src/http/allowed-methods.js'
-import { ApiError, errorBody, RetryLaterError, validationFailed } from '../src/core/errors.js'
+import { FORM_BODY_LIMIT } from '../src/http/oauth/form-body.js'
+import type { OneStatusCode } from '../src/core/error-catalog.js'
+import { ApiError, bodyOf, failure, RetryLaterError, validationFailed } from '../src/core/errors.js'
+import { byteSize } from '../src/core/byte-size.js'
 import { PaymentRequiredError } from '../src/core/execution/payment-required.js'
 import { PAYMENT_REQUIRED_HEADER } from '../src/core/x402/schemas.js'
 import { loggedUrl } from './access-log.js'
 import { baselineHeaders } from './security-headers.js'
 
 /** Fastify's own errors, by code, as the client-facing code and a sentence they can act on. */
-const fastifyErrors: Record<string, { code: string, message: (error: FastifyError) => string }> = {
+const fastifyErrors: Record<string, { code: OneStatusCode, message: (request: FastifyRequest) => string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'UNSUPPORTED_MEDIA_TYPE',
     message: () => 'Send the body as JSON with Content-Type: application/json.'
@@ -21,7 +24,9 @@ const fastifyErrors: Record<string, { code: string, message: (error: FastifyErro
   },
   FST_ERR_CTP_BODY_TOO_LARGE: {
     code: 'PAYLOAD_TOO_LARGE',
-    message: () => 'The request body is larger than this service accepts (BODY_LIMIT_BYTES).'
+    message: (request) => isForm(request)
+      ? `The form is larger than the ${byteSize(FORM_BODY_LIMIT)} this page accepts.`
+      : `The request body is larger than the ${byteSize(request.routeOptions.bodyLimit)} this service accepts (BODY_LIMIT_BYTES).`
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     code: 'INVALID_CONTENT_LENGTH',
@@ -29,7 +34,7 @@ const fastifyErrors: Record<string, { code: string, message: (error: FastifyErro
   },
   FST_ERR_CTP_INVALID_JSON_BODY: {
     code: 'INVALID_JSON',
-    message: (error) => `The body is not valid JSON: ${error.message}`
+    message: () => 'The body is not valid JSON.'
   },
   // The next two come before routing, through frameworkErrors below.
   FST_ERR_BAD_URL: {
@@ -42,11 +47,14 @@ const fastifyErrors: Record<string, { code: string, message: (error: FastifyErro
   }
 }
 
+/** The consent form has a body limit of its own (its parser's); every other body has its route's. */
+const isForm = (request: FastifyRequest) => request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') === true
+
 /** How a message names the part of the request that failed validation. */
 const partNames: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'request' }
 
-function send (reply: FastifyReply, status: number, code: string, message: string, extra?: Record<string, unknown>) {
-  return reply.code(status).send(errorBody(status, code, message, extra))
+function send (reply: FastifyReply, error: ApiError) {
+  return reply.code(error.statusCode).send(bodyOf(error))
 }
 
 function handleError (this: unknown, thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -60,24 +68,22 @@ function handleError (this: unknown, thrown: FastifyError, request: FastifyReque
       reply.header(PAYMENT_REQUIRED_HEADER, request.server.x402.encodeRequired(error.offer))
     }
     if (error instanceof RetryLaterError) reply.header('retry-after', String(error.retryAfterSeconds))
-    return send(reply, error.statusCode, error.code, error.message, error.extra)
+    return send(reply, error)
   }
   if (error.validation !== undefined) {
     if (error.validationContext === 'body' && request.body === undefined) {
-      return send(reply, 400, 'BODY_REQUIRED', 'This endpoint needs a JSON object body.')
+      return send(reply, failure('BODY_REQUIRED', 'This endpoint needs a JSON object body.'))
     }
-    const refused = validationFailed(error.validation, partNames[error.validationContext ?? ''] ?? 'request', error.validationContext ?? '')
-    return send(reply, 400, refused.code, refused.message, refused.extra)
+    return send(reply, validationFailed(error.validation, partNames[error.validationContext ?? ''] ?? 'request', error.validationContext ?? ''))
   }
   const known = error.code === undefined ? undefined : fastifyErrors[error.code]
-  if (known !== undefined) return send(reply, error.statusCode ?? 400, known.code, known.message(error))
-  if (error instanceof SyntaxError && error.statusCode === 400) {
-    return send(reply, 400, 'INVALID_JSON', `The body is not valid JSON: ${error.message}`)
-  }
-  const status = error.statusCode ?? 500
-  if (status < 500) return send(reply, status, 'BAD_REQUEST', error.message)
+  if (known !== undefined) return send(reply, failure(known.code, known.message(request)))
+  // A parser's own message may quote the body: the client is told only what it sent wrong.
+  if (error instanceof SyntaxError && error.statusCode === 400) return send(reply, failure('INVALID_JSON', 'The body is not valid JSON.'))
+  // Any other client error a dependency raises (the static files' 403 for a path that climbs out, say) is one malformed request.
+  if ((error.statusCode ?? 500) < 500) return send(reply, failure('BAD_REQUEST', error.message))
   request.log.error({ err: error }, 'request failed')
-  return send(reply, 500, 'INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} when reporting it.`)
+  return send(reply, failure('INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} when reporting it.`))
 }
 
 /**
@@ -94,15 +100,12 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
 }
 
 /** Errors of the HTTP parser, by Node's code: there is no request yet, only the socket to answer on. */
-const clientErrors: Record<string, { status: number, code: string, message: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time.' },
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than this service accepts.' }
+const clientErrors: Record<string, ApiError> = {
+  ERR_HTTP_REQUEST_TIMEOUT: failure('REQUEST_TIMEOUT', 'The request was not received in time.'),
+  HPE_HEADER_OVERFLOW: failure('HEADERS_TOO_LARGE', 'The request headers are larger than this service accepts.')
 }
-const malformedHttp = {
-  status: 400,
-  code: 'BAD_REQUEST',
-  message: 'The request is not valid HTTP/1.1; check the request line, the headers and that Content-Length matches the body.'
-}
+const malformedHttp = failure('BAD_REQUEST',
+  'The request is not valid HTTP/1.1; check the request line, the headers and that Content-Length matches the body.')
 
 /**
  * Server option clientErrorHandler: Node's HTTP parser failed (bytes after a short Content-Length,
@@ -112,10 +115,11 @@ const malformedHttp = {
 export function clientErrorHandler (this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   // A reset connection is already gone: nothing to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const { status, code, message } = clientErrors[error.code ?? ''] ?? malformedHttp
+  const refusal = clientErrors[error.code ?? ''] ?? malformedHttp
+  const status = refusal.statusCode
   this.log.debug({ err: error }, 'client error')
   if (socket.writable) {
-    const body = JSON.stringify(errorBody(status, code, message))
+    const body = JSON.stringify(bodyOf(refusal))
     const security = Object.entries(baselineHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('')
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n${security}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
@@ -136,8 +140,8 @@ export default fp(async (fastify) => {
     const methods = allowed.of(path)
     if (methods.length > 0) {
       reply.header('allow', methods.join(', '))
-      return send(reply, 405, 'METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}; it answers ${methods.join(', ')}.`)
+      return send(reply, failure('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}; it answers ${methods.join(', ')}.`))
     }
-    return send(reply, 404, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`)
+    return send(reply, failure('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`))
   })
 }, { name: 'errors' })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { FastifyReply } from 'fastify'
-import { ApiError, errorBody } from '../src/core/errors.js'
+import { bodyOf, failure } from '../src/core/errors.js'
 import type { StoreFaultCode } from '../src/core/ledger/store-faults.js'
 import { STORE_RETRY_AFTER_SECONDS } from '../src/core/store-health.js'
 import { NO_HOST, refusal } from '../src/http/refusals.js'
@@ -21,9 +21,10 @@ const Status = Type.Object({
  */
 /** Sent, not thrown: the outage is logged once (src/core/store-health.ts), not at every probe of the load balancer. */
 async function storeDown (reply: FastifyReply, code: StoreFaultCode) {
-  return await reply.code(503).header('retry-after', STORE_RETRY_AFTER_SECONDS).send(errorBody(503, code, code === 'STORE_FULL'
+  const refused = failure(code, code === 'STORE_FULL'
     ? 'The ledger database\'s disk is full: this instance cannot record calls. Route to another until space is freed.'
-    : 'The ledger database cannot be reached: this instance cannot serve calls. Route to another until it is back.'))
+    : 'The ledger database cannot be reached: this instance cannot serve calls. Route to another until it is back.')
+  return await reply.code(refused.statusCode).header('retry-after', STORE_RETRY_AFTER_SECONDS).send(bodyOf(refused))
 }
 
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -54,12 +55,12 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
     const loading = fastify.warmUp.pending()
     // Sent, not thrown: a start is not an error to log at every probe.
     if (loading.length > 0) {
-      return await reply.code(503).header('retry-after', 1)
-        .send(errorBody(503, 'NOT_READY', `This instance is starting: loading ${loading.join(', ')}. Retry in 1 s.`))
+      const starting = failure('NOT_READY', `This instance is starting: loading ${loading.join(', ')}. Retry in 1 s.`)
+      return await reply.code(starting.statusCode).header('retry-after', 1).send(bodyOf(starting))
     }
     if (fastify.isUnderPressure()) {
       reply.header('retry-after', fastify.config.PRESSURE_RETRY_AFTER_SECONDS)
-      throw new ApiError(503, 'OVERLOADED', 'This instance is shedding load (event-loop delay or memory over its limit); route to another.')
+      throw failure('OVERLOADED', 'This instance is shedding load (event-loop delay or memory over its limit); route to another.')
     }
     // Asked now (with a write while it is full): a probe that answers ends an outage at once.
     let down
@@ -67,7 +68,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       down = await storeHealth.check()
     } catch (error) {
       request.log.error({ err: error }, 'ledger ping failed')
-      throw new ApiError(503, 'NOT_READY', 'The ledger database does not answer; try another instance.')
+      throw failure('NOT_READY', 'The ledger database does not answer; try another instance.')
     }
     if (down !== null) return await storeDown(reply, down)
     // Redis down is the same for every instance on it: taken out of rotation for it, they would all be.

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
-import { errorBody } from '../src/core/errors.js'
+import { bodyOf, failure } from '../src/core/errors.js'
 import { baselineHeaders } from './security-headers.js'
 
 /**
@@ -13,7 +12,7 @@ import { baselineHeaders } from './security-headers.js'
 export default fp(async (fastify) => {
   fastify.addHook('onRequest', (request, _reply, done) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      done(new ApiError(400, 'HOST_REQUIRED', 'An HTTP/1.1 request must carry a Host header.'))
+      done(failure('HOST_REQUIRED', 'An HTTP/1.1 request must carry a Host header.'))
       return
     }
     done()
@@ -22,9 +21,10 @@ export default fp(async (fastify) => {
   // Node emits this only for an Expect it does not handle (anything but 100-continue), and answers 417
   // itself unless someone listens. The request never reaches Fastify, so there is no request id.
   fastify.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify(errorBody(417, 'EXPECTATION_FAILED',
-      `This service cannot meet "Expect: ${(request.headers.expect ?? '').slice(0, 100)}"; send the request without it, or with Expect: 100-continue.`))
-    response.writeHead(417, {
+    const refused = failure('EXPECTATION_FAILED',
+      `This service cannot meet "Expect: ${(request.headers.expect ?? '').slice(0, 100)}"; send the request without it, or with Expect: 100-continue.`)
+    const body = JSON.stringify(bodyOf(refused))
+    response.writeHead(refused.statusCode, {
       ...baselineHeaders,
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
+import { ApiError, failure } from '../src/core/errors.js'
 import { MAX_JSON_DEPTH } from '../src/core/json-depth.js'
+import { jsonSyntaxError } from '../src/core/json-syntax.js'
 
 /** A value still to visit, with the way back to the root (the JSON pointer is built only for a message). */
 interface Pending { value: object, depth: number, parent: Pending | null, key: string }
@@ -14,8 +15,23 @@ function pointer (entry: Pending | null, key: string | null): string {
   return path.length > 100 ? `${path.slice(0, 100)}…` : path
 }
 
+/**
+ * 400 INVALID_JSON saying where the body stops being JSON, never quoting it (the body is the client's, and may be
+ * anything). Fastify's parser says only that it failed; a body that is JSON failed its check for prototype keys.
+ */
+function invalidJson (text: string): ApiError {
+  const problem = jsonSyntaxError(text)
+  if (problem === null) {
+    return failure('INVALID_JSON', 'The body has a "__proto__" key, or a "constructor" key holding "prototype", which this service refuses; rename it.')
+  }
+  const before = text.slice(0, problem.offset)
+  const line = before.split('\n').length
+  const column = problem.offset - before.lastIndexOf('\n')
+  return failure('INVALID_JSON', `The body is not valid JSON: at line ${line}, column ${column}, expected ${problem.expected}.`)
+}
+
 function nulCharacter (where: string): ApiError {
-  return new ApiError(400, 'NUL_CHARACTER',
+  return failure('NUL_CHARACTER',
     `The body has a NUL character (\\u0000) in ${where}; text here cannot hold it. Remove it and send again.`)
 }
 
@@ -30,7 +46,7 @@ export function jsonBodyProblem (body: unknown): ApiError | null {
   const pending: Pending[] = [{ value: body, depth: 1, parent: null, key: '' }]
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     if (next.depth > MAX_JSON_DEPTH) {
-      return new ApiError(400, 'BODY_TOO_DEEP', `The body is nested more than ${MAX_JSON_DEPTH} levels deep; send a flatter document.`)
+      return failure('BODY_TOO_DEEP', `The body is nested more than ${MAX_JSON_DEPTH} levels deep; send a flatter document.`)
     }
     for (const [key, child] of Object.entries(next.value)) {
       if (key.includes('\0')) return nulCharacter(`a key of ${pointer(next, null)}`)
@@ -67,7 +83,7 @@ export default fp(async (fastify) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes: Buffer, done) => {
     const charset = charsetOf(request.headers['content-type'])
     if (charset !== null && !UTF_8.has(charset)) {
-      done(new ApiError(415, 'UNSUPPORTED_CHARSET',
+      done(failure('UNSUPPORTED_CHARSET',
         `JSON bodies are read as UTF-8 (RFC 8259), not "${charset.slice(0, 40)}": send UTF-8 with charset=utf-8 or no charset.`), undefined)
       return
     }
@@ -75,11 +91,11 @@ export default fp(async (fastify) => {
     try {
       body = utf8.decode(bytes)
     } catch {
-      done(new ApiError(400, 'INVALID_UTF8', 'The body is not valid UTF-8: JSON bodies must be UTF-8 (RFC 8259); convert it before sending.'), undefined)
+      done(failure('INVALID_UTF8', 'The body is not valid UTF-8: JSON bodies must be UTF-8 (RFC 8259); convert it before sending.'), undefined)
       return
     }
     parse(request, body, (error, value) => {
-      if (error !== null) return done(error, undefined)
+      if (error !== null) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? invalidJson(body) : error, undefined)
       const problem = jsonBodyProblem(value)
       return problem === null ? done(null, value) : done(problem, undefined)
     })

@@ -1,7 +1,7 @@
 import underPressure from '@fastify/under-pressure'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
+import { failure } from '../src/core/errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,7 +39,7 @@ export default fp(async (fastify) => {
     pressureHandler: async (request, reply, type) => {
       if (type === 'eventLoopDelay' && performance.now() - readyAt < START_UP_READINGS_MS) return
       reply.header('retry-after', retryAfter)
-      throw new ApiError(503, 'OVERLOADED', `This instance is overloaded (${type}); nothing was run or charged. Retry in ${retryAfter} s, ` +
+      throw failure('OVERLOADED', `This instance is overloaded (${type}); nothing was run or charged. Retry in ${retryAfter} s, ` +
         'or on another instance.')
     }
   })

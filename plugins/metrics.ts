@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
-import { ApiError } from '../src/core/errors.js'
+import { bodyOf, failure } from '../src/core/errors.js'
 import { secretsMatch } from '../src/core/ledger/secrets.js'
 import { bearerOf } from '../src/http/bearer.js'
 import { ServiceMetrics } from '../src/http/metrics/service-metrics.js'
@@ -16,7 +16,8 @@ declare module 'fastify' {
   }
 }
 
-const NOT_FOUND = JSON.stringify({ error: 'Not Found', code: 'NOT_FOUND', message: 'This port serves GET /metrics only.' })
+const NOT_FOUND = failure('NOT_FOUND', 'This port serves GET /metrics only.')
+const METRICS_FAILED = failure('METRICS_FAILED', 'The metrics could not be collected.')
 
 /**
  * /metrics in the Prometheus text format. Never open by accident: off unless the operator sets a token
@@ -41,7 +42,7 @@ export default fp(async (fastify) => {
     const authorized = async (request: FastifyRequest) => {
       const presented = bearerOf(request)
       if (presented === undefined || !secretsMatch(presented, token)) {
-        throw new ApiError(401, 'UNAUTHORIZED', 'Send the operator\'s METRICS_TOKEN as Authorization: Bearer <token>.')
+        throw failure('UNAUTHORIZED', 'Send the operator\'s METRICS_TOKEN as Authorization: Bearer <token>.')
       }
     }
     fastify.get('/metrics', {
@@ -71,15 +72,14 @@ export default fp(async (fastify) => {
   if (port !== undefined) {
     const server: Server = createServer((request, response) => {
       if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(NOT_FOUND)
+        response.writeHead(NOT_FOUND.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(bodyOf(NOT_FOUND)))
         return
       }
       metrics.registry.metrics().then((body) => {
         response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body)
       }, (error: unknown) => {
         fastify.log.error({ err: error }, 'metrics scrape failed')
-        response.writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: 'Internal Server Error', code: 'METRICS_FAILED', message: 'The metrics could not be collected.' }))
+        response.writeHead(METRICS_FAILED.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(bodyOf(METRICS_FAILED)))
       })
     })
     fastify.addHook('onReady', async () => {

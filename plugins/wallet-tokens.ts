@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from '../src/core/errors.js'
+import { failureAs } from '../src/core/errors.js'
 import { SigningKeyring } from '../src/core/tokens/keyring.js'
 import { holderOf, type TokenHolder } from '../src/core/tokens/holder.js'
 import { TokenSigner } from '../src/core/tokens/verifier.js'
@@ -33,7 +33,7 @@ export default fp(async (fastify) => {
   fastify.decorate('requireTokenHolder', async function requireTokenHolder (request: FastifyRequest) {
     const credential = walletTokenOf(request)
     if (credential === undefined) {
-      throw new ApiError(401, 'WALLET_TOKEN_MISSING', `Send your wallet key, or a verification token, in ${WALLET_HEADER_NAME}.`)
+      throw failureAs('WALLET_TOKEN_MISSING', 401, `Send your wallet key, or a verification token, in ${WALLET_HEADER_NAME}.`)
     }
     request.tokenHolder = await holderOf(ledger, signer, credential, keyring.now())
   })

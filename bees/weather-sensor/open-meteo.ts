@@ -1,4 +1,4 @@
-import { ApiError } from '../../src/core/errors.js'
+import { ApiError, failure } from '../../src/core/errors.js'
 import { LazyAgent } from '../../src/core/lazy-agent.js'
 import type { ErrorCodes } from '../../src/core/registry.js'
 
@@ -91,26 +91,26 @@ export class OpenMeteoClient {
       const response = await undici.request(url, { dispatcher: agent, signal })
       if (response.statusCode !== 200) {
         const text = await response.body.text()
-        throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR',
+        throw failure('WEATHER_UPSTREAM_ERROR',
           `The weather provider answered HTTP ${response.statusCode}${reasonOf(text)}. You were not charged; retry later.`)
       }
       body = await response.body.json()
     } catch (error) {
       if (error instanceof ApiError) throw error
       if (signal.aborted) {
-        throw new ApiError(504, 'WEATHER_UPSTREAM_TIMEOUT',
+        throw failure('WEATHER_UPSTREAM_TIMEOUT',
           `The weather provider did not answer within ${this.#options.timeoutMs} ms. You were not charged; retry later.`)
       }
       // The error's code only: its message names the provider's address, which is the operator's business.
       const code = (error as { code?: unknown }).code
-      throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR',
+      throw failure('WEATHER_UPSTREAM_ERROR',
         `The weather provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}. You were not charged; retry later.`)
     }
     // Any JSON is possible here (null, an array, a string): only an object holding the four numbers is a reading.
     const current: Current | undefined = isObject(body) && isObject(body.current) ? body.current : undefined
     if (current === undefined || !isNumber(current.time) || !isNumber(current.temperature_2m) ||
       !isNumber(current.relative_humidity_2m) || !isNumber(current.weather_code)) {
-      throw new ApiError(502, 'WEATHER_UPSTREAM_ERROR', 'The weather provider sent an answer without current conditions. You were not charged; retry later.')
+      throw failure('WEATHER_UPSTREAM_ERROR', 'The weather provider sent an answer without current conditions. You were not charged; retry later.')
     }
     return {
       temperature: current.temperature_2m,

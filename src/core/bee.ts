@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv'
+import type { CodesByStatus } from './error-catalog.js'
 import type { Logger } from './logger.js'
 import type { Static, TSchema } from 'typebox'
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
@@ -21,8 +22,8 @@ export interface BeeContext {
   requestId: string
 }
 
-/** Error codes by HTTP status. */
-export type ErrorCodes = Readonly<Record<number, readonly string[]>>
+/** Error codes by HTTP status, each one the catalog (error-catalog.ts) gives that status. */
+export type ErrorCodes = Readonly<CodesByStatus>
 
 /** A Bee as its author declares it: metadata, schemas and the function that does the work. */
 export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema = TSchema> {

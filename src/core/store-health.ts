@@ -13,8 +13,8 @@ const RETRY = `Retry in ${STORE_RETRY_AFTER_SECONDS} s (Retry-After), with the s
 /** The 503 a call gets while the ledger database is down or full. */
 export function storeRefusal (code: StoreFaultCode): RetryLaterError {
   return code === 'STORE_FULL'
-    ? new RetryLaterError(503, 'STORE_FULL', `The ledger database's disk is full, so this call could not be recorded. ${RETRY}`, STORE_RETRY_AFTER_SECONDS)
-    : new RetryLaterError(503, 'STORE_UNAVAILABLE', `The ledger database cannot be reached, so this call could not be completed. ${RETRY}`, STORE_RETRY_AFTER_SECONDS)
+    ? new RetryLaterError('STORE_FULL', `The ledger database's disk is full, so this call could not be recorded. ${RETRY}`, STORE_RETRY_AFTER_SECONDS)
+    : new RetryLaterError('STORE_UNAVAILABLE', `The ledger database cannot be reached, so this call could not be completed. ${RETRY}`, STORE_RETRY_AFTER_SECONDS)
 }
 
 export interface StoreHealthOptions {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../core/errors.js'
+import { failure } from '../core/errors.js'
 
 /** A host name, IPv4 or bracketed IPv6 address, and an optional port: nothing that could end a link or a shell word. */
 const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/
@@ -16,7 +16,7 @@ export function baseUrlOf (request: FastifyRequest): string {
   if (configured !== undefined) return configured
   const host = request.host
   if (!HOST.test(host)) {
-    throw new ApiError(400, 'HOST_INVALID', 'The Host (or X-Forwarded-Host) header must be a host name or address with an optional port.')
+    throw failure('HOST_INVALID', 'The Host (or X-Forwarded-Host) header must be a host name or address with an optional port.')
   }
   return `${request.protocol === 'https' ? 'https' : 'http'}://${host.toLowerCase()}`
 }

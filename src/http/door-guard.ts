@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../core/errors.js'
+import { failure } from '../core/errors.js'
 import { commaList } from '../core/comma-list.js'
 import type { Config } from '../config.js'
 
@@ -47,7 +47,7 @@ export function doorGuard (config: DoorGuardConfig) {
     if (loopbackBound && host !== undefined) {
       const hostname = hostnameOfLast(host)
       if (hostname === null || !trusted(hostname)) {
-        throw new ApiError(403, 'HOST_FORBIDDEN', `This instance listens on a loopback address and answers ${path} for a loopback Host ` +
+        throw failure('HOST_FORBIDDEN', `This instance listens on a loopback address and answers ${path} for a loopback Host ` +
           `(localhost, 127.0.0.1, [::1]) or PUBLIC_BASE_URL's host only, not "${host.slice(0, 100)}". Behind a gateway, set PUBLIC_BASE_URL.`)
       }
     }
@@ -55,7 +55,7 @@ export function doorGuard (config: DoorGuardConfig) {
     if (origin === undefined || origins.has(origin)) return
     const url = URL.canParse(origin) ? new URL(origin) : null
     if (url !== null && host !== undefined && url.host === host.toLowerCase() && trusted(url.hostname)) return
-    throw new ApiError(403, 'ORIGIN_FORBIDDEN', `Pages on "${origin.slice(0, 100)}" may not call ${path}: add the origin to CORS_ORIGINS ` +
+    throw failure('ORIGIN_FORBIDDEN', `Pages on "${origin.slice(0, 100)}" may not call ${path}: add the origin to CORS_ORIGINS ` +
       'to let them. Clients that are not browsers send no Origin.')
   }
 }

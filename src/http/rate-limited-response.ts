@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../core/error-catalog.js'
 import { RateLimitedBody } from '../core/schemas.js'
 import { refusal } from './refusals.js'
 
@@ -12,7 +13,7 @@ export const RATE_LIMIT_HEADERS = {
 }
 
 /** The codes of an execute route's 429: the caller's limit, or the Bee's own. */
-export const EXECUTE_RATE_LIMIT_CODES = ['RATE_LIMITED', 'BEE_RATE_LIMITED']
+export const EXECUTE_RATE_LIMIT_CODES = ['RATE_LIMITED', 'BEE_RATE_LIMITED'] as const satisfies readonly ErrorCode[]
 
 /**
  * The 429 of every limited route, with the headers it carries (@fastify/swagger moves them out of the

@@ -1,8 +1,10 @@
+import type { CodesByStatus, ErrorCode } from '../core/error-catalog.js'
+import { TOKEN_PAYMENT_REFUSALS } from '../core/execution/payment-required.js'
 import { SHARED_RESPONSE } from '../core/publishing/shared-components.js'
 import { ErrorBody, ValidationErrorBody, type SharedSchema } from '../core/schemas.js'
 
 /** What any request may be refused with before its route runs (plugins/http-requirements.ts). */
-export const REQUEST_CODES = ['HOST_REQUIRED'] as const
+export const REQUEST_CODES = ['HOST_REQUIRED'] as const satisfies readonly ErrorCode[]
 
 /**
  * What reading a JSON body refuses, by status, on every route that reads one (plugins/json-bodies.ts,
@@ -12,15 +14,17 @@ export const BODY_CODES = {
   400: ['BODY_REQUIRED', 'INVALID_JSON', 'INVALID_CONTENT_LENGTH', 'INVALID_UTF8', 'NUL_CHARACTER', 'BODY_TOO_DEEP', 'INVALID_CONTENT_ENCODING'],
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_CHARSET', 'UNSUPPORTED_CONTENT_ENCODING']
-} as const
+} as const satisfies CodesByStatus
 
 /**
  * The response schema of an error status: the shared error body (or a variant of it) by `$ref`, with the
  * codes this route can send with this status as the enum of `code`, so a client can switch on them and a
  * generator types them. The body is serialized as the shared shape; the enum only documents. A `name`
  * makes the whole response one the document lists once (see shareComponents), for refusals many routes give.
+ * Each code must be one the catalog gives the status this response is listed under: test/core/error-catalog.test.ts
+ * checks the document (a route's codes by status, as execute routes and Bees declare them, are checked by TypeScript).
  */
-export const refusal = (description: string, codes: readonly string[], options: { body?: SharedSchema, name?: string } = {}) => ({
+export const refusal = (description: string, codes: readonly ErrorCode[], options: { body?: SharedSchema, name?: string } = {}) => ({
   description,
   ...(options.name === undefined ? {} : { [SHARED_RESPONSE]: options.name }),
   // `error` and `message` are named again, empty, only to keep the keys in the order `error, code, message`:
@@ -30,7 +34,7 @@ export const refusal = (description: string, codes: readonly string[], options: 
 })
 
 /** 400 of a route that reads no body: the request's own refusals and the route's. */
-export const requestRefusal = (description: string, codes: readonly string[] = []) =>
+export const requestRefusal = (description: string, codes: readonly ErrorCode[] = []) =>
   refusal(description, [...REQUEST_CODES, ...codes], { body: codes.includes('VALIDATION_FAILED') ? ValidationErrorBody : ErrorBody })
 
 /** 400 of a route that reads nothing the Host header is not asked for. */
@@ -45,7 +49,7 @@ export const UNSUPPORTED_MEDIA_TYPE = refusal('The body is not JSON in UTF-8, or
   BODY_CODES[415], { name: 'UnsupportedMediaType' })
 
 /** 400, 413 and 415 of a route that reads a JSON body, with the route's own 400 codes; a `name` lists the 400 once. */
-export const bodyRefusals = (description: string, codes: readonly string[] = [], name?: string) => ({
+export const bodyRefusals = (description: string, codes: readonly ErrorCode[] = [], name?: string) => ({
   400: refusal(description, [...REQUEST_CODES, ...BODY_CODES[400], ...codes], { body: ValidationErrorBody, name }),
   413: PAYLOAD_TOO_LARGE,
   415: UNSUPPORTED_MEDIA_TYPE
@@ -56,9 +60,9 @@ export const bodyRefusals = (description: string, codes: readonly string[] = [],
  * for money and validity, 403 when the Bee is outside the token's allow-list (core/execution/token-payment.ts).
  */
 export const TOKEN_PAYMENT_CODES = {
-  402: ['TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'TOKEN_CAP_EXCEEDED', 'TOKEN_PER_CALL_CAP_EXCEEDED'],
+  402: Object.keys(TOKEN_PAYMENT_REFUSALS) as Array<keyof typeof TOKEN_PAYMENT_REFUSALS>,
   403: ['TOKEN_SCOPE_DENIED']
-} as const
+} as const satisfies CodesByStatus
 
 /** 400, 413 and 415 of a route whose only body refusals are reading JSON: one response the document lists once. */
 export const BODY_NOT_JSON = {

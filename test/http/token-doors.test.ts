@@ -58,3 +58,35 @@ test('a valid token counts against its wallet\'s rate limit; a forged one agains
   t.equal(anonymous.statusCode, 401, 'a forged token is not counted against the wallet')
   t.equal(anonymous.json().code, 'TOKEN_INVALID')
 })
+
+test('a token that cannot pay is told what its holder can do, in the same 402 body on every door', async (t) => {
+  const { app, url } = await listening(t)
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const wallet = await createWallet(app, 1)
+  const spent = await minted(app, wallet.token, { cap: PRICE })
+  const execute = (token: string) => app.inject({
+    method: 'POST', url: '/api/bees/sentiment-analyzer/execute', headers: { 'x-registry-wallet-token': token }, payload: INPUT
+  })
+  t.equal((await execute(spent.token)).statusCode, 200)
+  const http = await execute(spent.token)
+  t.equal(http.statusCode, 402)
+  const details = http.json().transactionDetails
+  t.match(http.json(), { code: 'TOKEN_CAP_EXCEEDED', transactionDetails: { beeId: 'sentiment-analyzer', cost: PRICE, currency: 'USD', requiredHeader: 'X-Registry-Wallet-Token' } })
+  t.match(details.howToPay, /^The verification token in X-Registry-Wallet-Token cannot pay for this call: ask whoever issued it for a token with a higher cap/)
+  t.match(details.howToPay, /or pay with a wallet directly: send the same request again with the header X-Registry-Wallet-Token set to the token of a USD wallet/)
+  t.notMatch(details.howToPay, /^Send /, 'not the wallet holder\'s sentence alone')
+
+  const forged = await execute(`${spent.token.slice(0, -6)}AAAAAA`)
+  t.match(forged.json(), { code: 'TOKEN_INVALID', transactionDetails: { howToPay: /ask whoever issued it for a new token, or pay with a wallet directly/ } })
+
+  const { client: mcp } = await clients['v2 client, 2026-07-28']!(url, { 'X-Registry-Wallet-Token': spent.token })
+  t.teardown(() => mcp.close())
+  const tool = await mcp.callTool({ name: 'sentiment-analyzer', arguments: INPUT })
+  const content = tool.content as Array<{ text: string }>
+  t.same(JSON.parse(content[0]?.text ?? '{}').transactionDetails, details, 'MCP: the same transactionDetails')
+
+  const a2a = await connect(base)
+  const task = await send(a2a, beeMessage('sentiment-analyzer', INPUT), { 'X-Registry-Wallet-Token': spent.token })
+  if (!('status' in task)) throw new Error('not a task')
+  t.ok(JSON.stringify(task.status?.message).includes(`"transactionDetails":${JSON.stringify(details)}`), 'A2A: the same transactionDetails')
+})

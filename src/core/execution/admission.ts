@@ -1,4 +1,4 @@
-import { ApiError, beeNotFound, validationFailed } from '../errors.js'
+import { beeNotFound, failure, validationFailed } from '../errors.js'
 import { hashSecret } from '../ledger/secrets.js'
 import type { Logger } from '../logger.js'
 import type { RegisteredBee, Registry } from '../registry.js'
@@ -34,7 +34,7 @@ function admitted (bee: RegisteredBee | undefined, admission: Admission): Step<{
   if (status === 'inactive') {
     return {
       ok: false,
-      error: new ApiError(409, 'BEE_INACTIVE', `${id} is inactive${statusMessage === null ? '' : `: ${statusMessage}`}. It cannot be executed now.`)
+      error: failure('BEE_INACTIVE', `${id} is inactive${statusMessage === null ? '' : `: ${statusMessage}`}. It cannot be executed now.`)
     }
   }
   const token = admission.walletToken

@@ -1,5 +1,6 @@
 import type { PaymentRequired } from '@x402/core/types'
-import { ApiError } from '../errors.js'
+import type { CodeWithStatus } from '../error-catalog.js'
+import { ApiError, failure } from '../errors.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
 import type { TokenSigner } from '../tokens/verifier.js'
 import type { X402Gate } from '../x402/gate.js'
@@ -15,20 +16,34 @@ export interface PaymentOptions {
 }
 
 /** A 402 that may carry an x402 offer, which each door puts where its x402 transport expects it (HTTP: PAYMENT-REQUIRED). */
-export class PaymentRequiredError extends ApiError {
+export class PaymentRequiredError extends ApiError<CodeWithStatus<402>> {
   readonly offer: PaymentRequired | null
 
-  constructor (code: string, message: string, extra: Record<string, unknown>, offer: PaymentRequired | null) {
+  constructor (code: CodeWithStatus<402>, message: string, extra: Record<string, unknown>, offer: PaymentRequired | null) {
     super(402, code, message, extra)
     this.offer = offer
   }
 }
 
 /**
+ * The 402s of a verification token that cannot pay for a call (token-payment.ts), with what its holder asks the
+ * token's issuer for: the holder has no wallet of their own to fund, only that token.
+ */
+export const TOKEN_PAYMENT_REFUSALS = {
+  TOKEN_INVALID: 'a new token',
+  TOKEN_EXPIRED: 'a new token',
+  TOKEN_REVOKED: 'a new token',
+  TOKEN_CAP_EXCEEDED: 'a token with a higher cap (or more of it left)',
+  TOKEN_PER_CALL_CAP_EXCEEDED: 'a token with a higher perCallCap'
+} as const satisfies Partial<Record<CodeWithStatus<402>, string>>
+
+const askOf = (code: CodeWithStatus<402>): string | undefined => (TOKEN_PAYMENT_REFUSALS as Partial<Record<CodeWithStatus<402>, string>>)[code]
+
+/**
  * The 402 of every door: the spec's fields, plus what an agent needs to pay without reading docs
  * first: one sentence on how to pay, where to get a wallet and, when x402 is on, that an offer is attached.
  */
-export async function paymentRequired (execution: Execution, options: PaymentOptions, code: string, message: string,
+export async function paymentRequired (execution: Execution, options: PaymentOptions, code: CodeWithStatus<402>, message: string,
   details: Record<string, unknown> = {}): Promise<ApiError> {
   const { bee } = execution
   const { costPerCall, currency, plan } = bee.record.pricing
@@ -38,15 +53,19 @@ export async function paymentRequired (execution: Execution, options: PaymentOpt
     ? `holding at least ${costPerCall} ${currency}`
     : `subscribed to it (POST /api/bees/${bee.record.id}/subscription with that header pays ${plan.periodPrice} ${currency} a period)`
   const offer = options.x402 === null ? null : await options.x402.offer(bee, execution.resource, message)
+  const withWallet = `the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ${needs}; ` +
+    'this service\'s operator issues wallets and their tokens' + (docs === null ? '.' : ' (see walletDocs).')
+  const ask = askOf(code)
   return new PaymentRequiredError(code, message, {
     transactionDetails: {
       beeId: bee.record.id,
       cost: costPerCall,
       currency,
       requiredHeader: WALLET_HEADER_NAME,
-      howToPay: `Send the same request again with the header ${WALLET_HEADER_NAME} set to the token of a ${currency} wallet ` +
-        `${needs}; this service's operator issues wallets and their tokens` +
-        (docs === null ? '.' : ' (see walletDocs).') +
+      howToPay: (ask === undefined
+        ? `Send ${withWallet}`
+        : `The verification token in ${WALLET_HEADER_NAME} cannot pay for this call: ask whoever issued it for ${ask}, ` +
+          `or pay with a wallet directly: send ${withWallet}`) +
         (offer === null ? '' : ' Or pay for this call alone with x402 (see x402).'),
       ...(docs === null ? {} : { walletDocs: docs }),
       ...details,
@@ -60,5 +79,5 @@ export async function paymentRequired (execution: Execution, options: PaymentOpt
   }, offer)
 }
 
-export const x402Unavailable = () => new ApiError(503, 'X402_FACILITATOR_UNAVAILABLE',
+export const x402Unavailable = () => failure('X402_FACILITATOR_UNAVAILABLE',
   'The x402 facilitator that verifies and settles payments cannot be reached; the Bee was not run and nothing was charged. Retry later, or pay with a wallet.')

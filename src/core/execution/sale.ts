@@ -1,5 +1,5 @@
 import type { SettleResponse } from '@x402/core/types'
-import { ApiError } from '../errors.js'
+import { ApiError, failure, failureAs } from '../errors.js'
 import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { storeFaultOf } from '../ledger/store-faults.js'
@@ -12,7 +12,7 @@ import { paymentResponseOf } from '../x402/payment-claim.js'
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
 function invalidOutput (bee: RegisteredBee, what: string): ApiError {
-  return new ApiError(bee.remote ? 502 : 500, 'BEE_OUTPUT_INVALID', `${bee.record.id} ${what}. You were not charged.`)
+  return failureAs('BEE_OUTPUT_INVALID', bee.remote ? 502 : 500, `${bee.record.id} ${what}. You were not charged.`)
 }
 
 /**
@@ -21,7 +21,7 @@ function invalidOutput (bee: RegisteredBee, what: string): ApiError {
  * answer was not paid for by this call, so it is not served.
  */
 function holdSettled (): ApiError {
-  return new ApiError(503, 'HOLD_EXPIRED', 'The hold on your wallet was released before this call finished (it took longer ' +
+  return failure('HOLD_EXPIRED', 'The hold on your wallet was released before this call finished (it took longer ' +
     'than HOLD_TIMEOUT_SECONDS), so its answer is not served and you were not charged for it. Retry (with the same ' +
     'Idempotency-Key, if you sent one).')
 }
@@ -40,7 +40,7 @@ async function settle (ledger: Ledger, execution: Execution, options: PaymentOpt
     execution.claim = null
     execution.log.error({ paymentKey: call.paymentKey, beeId: execution.bee.record.id, reason: settled.reason },
       'x402 settlement outcome unknown: reconcile this payment with the facilitator')
-    throw new ApiError(502, 'X402_SETTLEMENT_UNKNOWN', 'The x402 facilitator did not say whether the payment settled, so the answer is not ' +
+    throw failure('X402_SETTLEMENT_UNKNOWN', 'The x402 facilitator did not say whether the payment settled, so the answer is not ' +
       `served. Retry with the same PAYMENT-SIGNATURE after a minute: if it did not settle, the call runs and settles then; if it did, quote request id ${execution.requestId}.`)
   }
   if (!settled.ok) {

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js'
+import { ApiError, failure } from '../errors.js'
 import type { TokenHoldRefusal, TokenPayer } from '../ledger/holds/hold-repository.js'
 import { fromMicros } from '../money.js'
 import { TOKEN_REFUSALS, type TokenRefusal } from '../tokens/holder.js'
@@ -37,7 +37,7 @@ export async function tokenRefused (execution: Execution, options: PaymentOption
     case 'TOKEN_EXPIRED':
       return await invalidToken(execution, options, outcome.reason)
     case 'TOKEN_SCOPE_DENIED':
-      return new ApiError(403, 'TOKEN_SCOPE_DENIED', `The verification token (or one it was minted from) may not pay for ${id} ` +
+      return failure('TOKEN_SCOPE_DENIED', `The verification token (or one it was minted from) may not pay for ${id} ` +
         '(its allow-list names other Bees or categories). Use a token minted for this Bee.')
     case 'TOKEN_PER_CALL_CAP_EXCEEDED':
       return await paymentRequired(execution, options, 'TOKEN_PER_CALL_CAP_EXCEEDED',

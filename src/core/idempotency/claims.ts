@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { SettleResponse } from '@x402/core/types'
-import { ApiError } from '../errors.js'
+import { failure } from '../errors.js'
 import type { Execution, Step } from '../execution/execution.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { presentsWallet } from '../tokens/holder.js'
@@ -35,7 +35,7 @@ export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execu
   input: unknown, tokens: TokenSigner): Promise<Step<{ replay: Replay | null }>> {
   if (key === undefined) return { ok: true, replay: null }
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-    return { ok: false, error: new ApiError(400, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 visible ASCII characters; a UUID is ideal.') }
+    return { ok: false, error: failure('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 visible ASCII characters; a UUID is ideal.') }
   }
   const { bee, tokenHash } = execution
   if (bee.paid) {
@@ -44,7 +44,7 @@ export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execu
   } else if (tokenHash === null || !await presentsWallet(ledger, tokens, tokenHash, execution.verificationToken, Date.now())) {
     return {
       ok: false,
-      error: new ApiError(400, 'IDEMPOTENCY_WALLET_REQUIRED', `${tokenHash === null ? '' : `No wallet has the token in ${WALLET_HEADER_NAME}. `}` +
+      error: failure('IDEMPOTENCY_WALLET_REQUIRED', `${tokenHash === null ? '' : `No wallet has the token in ${WALLET_HEADER_NAME}. `}` +
         `An Idempotency-Key on a free Bee is honoured only with a valid wallet token in ${WALLET_HEADER_NAME} (nothing is ` +
         'charged; the stored answer is kept under that wallet): send one, or drop the key.')
     }
@@ -58,9 +58,9 @@ export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execu
       execution.claim = { scope, key, holdId: outcome.holdId }
       return { ok: true, replay: null }
     case 'in-flight':
-      return { ok: false, error: new ApiError(409, 'IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still running; retry in a moment to get its result.') }
+      return { ok: false, error: failure('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still running; retry in a moment to get its result.') }
     case 'mismatch':
-      return { ok: false, error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new request.') }
+      return { ok: false, error: failure('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new request.') }
     case 'replay':
       return { ok: true, replay: { status: outcome.status, body: outcome.body } }
   }

@@ -1,4 +1,4 @@
-import { ApiError, invalidCursor } from '../errors.js'
+import { failure, invalidCursor } from '../errors.js'
 import type { ListRequest, PreparationChange, PreparationRepository } from '../ledger/preparations/preparation-repository.js'
 import type { Page } from '../ledger/paging.js'
 import { now } from '../ledger/timestamps.js'
@@ -30,9 +30,9 @@ export interface PreparationServiceOptions {
   preparerEmail: string
 }
 
-const notFound = (id: string) => new ApiError(404, 'PREPARATION_NOT_FOUND', `No preparation you manage has the id "${id}".`)
+const notFound = (id: string) => failure('PREPARATION_NOT_FOUND', `No preparation you manage has the id "${id}".`)
 
-const wrongState = (action: PreparationAction, status: string) => new ApiError(409, 'PREPARATION_STATE',
+const wrongState = (action: PreparationAction, status: string) => failure('PREPARATION_STATE',
   `The preparation is ${status}; ${action} applies to a preparation that is ${ALLOWED_FROM[action].join(', ')}.`)
 
 /** A reviewed file that must hold a serialized JSON object (the empty string allowed where `emptyAllowed`). */
@@ -42,10 +42,10 @@ function checkJsonObject (field: string, text: string | undefined, emptyAllowed:
   try {
     value = JSON.parse(text)
   } catch {
-    throw new ApiError(400, 'OUTPUT_INVALID', `outputFiles.${field} must be serialized JSON${emptyAllowed ? ', or the empty string' : ''}.`)
+    throw failure('OUTPUT_INVALID', `outputFiles.${field} must be serialized JSON${emptyAllowed ? ', or the empty string' : ''}.`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(400, 'OUTPUT_INVALID', `outputFiles.${field} must hold a JSON object.`)
+    throw failure('OUTPUT_INVALID', `outputFiles.${field} must hold a JSON object.`)
   }
 }
 
@@ -92,11 +92,11 @@ export class PreparationService {
     const preparation = await this.get(caller, id)
     const files = preparation.outputFiles
     if (files === null) {
-      throw new ApiError(404, 'PREPARATION_FILE_NOT_READY', `The preparation is ${preparation.status}: its files are not produced yet.`)
+      throw failure('PREPARATION_FILE_NOT_READY', `The preparation is ${preparation.status}: its files are not produced yet.`)
     }
     const text = files[file]
     if (text === '') {
-      throw new ApiError(404, 'AGENT_MANIFEST_EMPTY', 'The crawl found nothing machine-usable on the site (no API, MCP or ' +
+      throw failure('AGENT_MANIFEST_EMPTY', 'The crawl found nothing machine-usable on the site (no API, MCP or ' +
         'OpenSearch link, contact point or form): there is no agent manifest to publish.')
     }
     return text
@@ -110,7 +110,7 @@ export class PreparationService {
     const current = await this.get(caller, id)
     if (edits === undefined) return await this.#edit(caller, current, inputs)
     if (Object.keys(inputs).length > 0) {
-      throw new ApiError(400, 'PATCH_MIXED', 'Send either new inputs (which queue the job again) or outputFiles edits, not both.')
+      throw failure('PATCH_MIXED', 'Send either new inputs (which queue the job again) or outputFiles edits, not both.')
     }
     return await this.#review(caller, current, edits)
   }
@@ -179,6 +179,6 @@ export class PreparationService {
 
   #checkWebsite (websiteUrl: string): void {
     const problem = websiteProblem(websiteUrl, (host) => this.#options.egress.allows(host, host))
-    if (problem !== null) throw new ApiError(400, 'WEBSITE_FORBIDDEN', problem)
+    if (problem !== null) throw failure('WEBSITE_FORBIDDEN', problem)
   }
 }

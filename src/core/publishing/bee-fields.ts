@@ -1,4 +1,5 @@
-import { ApiError } from '../errors.js'
+import type { CodeWithStatus, OneStatusCode } from '../error-catalog.js'
+import { failure, type ApiError } from '../errors.js'
 import type { ChangedBee, StoredBee } from '../ledger/catalog/catalog-repository.js'
 import { toMicros } from '../money.js'
 import type { SubscriptionPlan } from '../schemas.js'
@@ -14,8 +15,8 @@ export interface PricingChoice {
   plan?: SubscriptionPlan | undefined
 }
 
-export function refused (code: string, message: string): ApiError {
-  return new ApiError(400, code, message)
+export function refused (code: Extract<OneStatusCode, CodeWithStatus<400>>, message: string): ApiError {
+  return failure(code, message)
 }
 
 /** The price the catalog stores, or a refusal of the one stated. */
@@ -74,7 +75,7 @@ export function keptSchema (schema: StoredBee['inputSchema'], where: 'inputSchem
 export function checkDocumentShare (bee: ChangedBee, maxBytes: number): void {
   const bytes = Buffer.byteLength(JSON.stringify([bee.name, bee.description, forOpenApiDocument(bee.inputSchema), forOpenApiDocument(bee.outputSchema)]))
   if (bytes > maxBytes) {
-    throw new ApiError(413, 'BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
+    throw failure('BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
       `and schemas); a Bee may take at most ${maxBytes} (PUBLISHER_MAX_OPENAPI_BYTES). Shorten its schemas or description.`)
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js'
+import { failure } from '../errors.js'
 import type { BeeStatus } from '../schemas.js'
 
 export interface StatusChange {
@@ -21,7 +21,7 @@ export interface StatusState {
 function checkSunset (sunsetAt: string | null | undefined): void {
   if (typeof sunsetAt !== 'string' || !Number.isNaN(Date.parse(sunsetAt))) return
   const reason = 'must be a date-time that exists, e.g. 2027-06-30T00:00:00Z (leap seconds are not accepted)'
-  throw new ApiError(400, 'VALIDATION_FAILED', `The body is invalid: /sunsetAt ${reason}.`, { details: [{ field: '/sunsetAt', reason }] })
+  throw failure('VALIDATION_FAILED', `The body is invalid: /sunsetAt ${reason}.`, { details: [{ field: '/sunsetAt', reason }] })
 }
 
 /**
@@ -32,15 +32,15 @@ export function nextStatus (current: StatusState, change: StatusChange, byAdmin:
   checkSunset(change.sunsetAt)
   const status = change.status ?? current.status
   if (current.status === 'deprecated' && status !== 'deprecated' && !byAdmin) {
-    throw new ApiError(403, 'BEE_DEPRECATED', 'A deprecated Bee can only be revived by the operator.')
+    throw failure('BEE_DEPRECATED', 'A deprecated Bee can only be revived by the operator.')
   }
   const statusMessage = change.statusMessage === undefined ? (status === current.status ? current.statusMessage : null) : change.statusMessage
   const sunsetAt = change.sunsetAt === undefined ? (status === 'deprecated' ? current.sunsetAt : null) : change.sunsetAt
   if (status === 'deprecated' && (statusMessage === null || statusMessage.trim() === '')) {
-    throw new ApiError(400, 'STATUS_MESSAGE_REQUIRED', 'Deprecating a Bee needs a statusMessage telling callers what to use instead.')
+    throw failure('STATUS_MESSAGE_REQUIRED', 'Deprecating a Bee needs a statusMessage telling callers what to use instead.')
   }
   if (sunsetAt !== null && status !== 'deprecated') {
-    throw new ApiError(400, 'SUNSET_WITHOUT_DEPRECATION', 'sunsetAt can only be set on a deprecated Bee.')
+    throw failure('SUNSET_WITHOUT_DEPRECATION', 'sunsetAt can only be set on a deprecated Bee.')
   }
   return { status, statusMessage, sunsetAt }
 }

@@ -1,4 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types'
+import type { ErrorStatus } from '../error-catalog.js'
 import type { ErrorCodes, Registry, RegisteredBee } from '../registry.js'
 import { executePath } from '../registered-bee.js'
 import type { Json } from './json-schema.js'
@@ -64,7 +65,7 @@ function publishedOperation (generic: Operation, bee: RegisteredBee, codes: Erro
   own.properties = { ...own.properties, result: forOpenApiDocument(outputSchema as Json) as OpenAPIV3.SchemaObject }
   for (const [status, response] of Object.entries(operation.responses)) {
     if (status === '200') continue
-    const listed = codes[Number(status)]
+    const listed = codes[Number(status) as ErrorStatus]
     if (listed === undefined) delete operation.responses[status]
     else listCodes(response as OpenAPIV3.ResponseObject, listed)
   }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { ApiError } from '../errors.js'
+import { ApiError, failure, failureAs } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
@@ -47,7 +47,7 @@ export const PROXY_ERRORS: ErrorCodes = {
 }
 
 const upstream = (beeId: string, detail: string) =>
-  new ApiError(502, 'BEE_UPSTREAM_ERROR', `${beeId}'s endpoint failed: ${detail}. You were not charged.`)
+  failure('BEE_UPSTREAM_ERROR', `${beeId}'s endpoint failed: ${detail}. You were not charged.`)
 
 /**
  * Executes published Bees: POSTs the validated input to the Bee's endpoint over pooled connections,
@@ -99,11 +99,11 @@ export class RemoteBeeProxy {
     } catch (error) {
       if (error instanceof ApiError) throw error
       if (signal.aborted) {
-        throw new ApiError(504, 'BEE_TIMEOUT', `${target.beeId}'s endpoint did not answer within ${this.#options.timeoutMs} ms. You were not charged.`)
+        throw failure('BEE_TIMEOUT', `${target.beeId}'s endpoint did not answer within ${this.#options.timeoutMs} ms. You were not charged.`)
       }
       const code = (error as { code?: string }).code
       if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') {
-        throw new ApiError(502, 'BEE_ENDPOINT_FORBIDDEN', `${target.beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)
+        throw failure('BEE_ENDPOINT_FORBIDDEN', `${target.beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)
       }
       context.log.warn({ err: error, beeId: target.beeId }, 'remote Bee unreachable')
       throw upstream(target.beeId, 'it could not be reached')
@@ -115,15 +115,15 @@ export class RemoteBeeProxy {
     try {
       result = JSON.parse(text)
     } catch {
-      throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with something that is not JSON. You were not charged.`)
+      throw failureAs('BEE_OUTPUT_INVALID', 502, `${target.beeId}'s endpoint answered with something that is not JSON. You were not charged.`)
     }
     // Honey's result is an object; a string or array would be served mangled into one.
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
       const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
-      throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with ${kind}, not a JSON object. You were not charged.`)
+      throw failureAs('BEE_OUTPUT_INVALID', 502, `${target.beeId}'s endpoint answered with ${kind}, not a JSON object. You were not charged.`)
     }
     if (nestedDeeperThan(result, MAX_JSON_DEPTH)) {
-      throw new ApiError(502, 'BEE_OUTPUT_INVALID', `${target.beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
+      throw failureAs('BEE_OUTPUT_INVALID', 502, `${target.beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
     }
     return { result, confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
   }
@@ -139,7 +139,7 @@ export class RemoteBeeProxy {
       size += chunk.length
       if (size > this.#options.maxResponseBytes) {
         body.destroy()
-        throw new ApiError(502, 'BEE_RESPONSE_TOO_LARGE', `${beeId}'s endpoint answered with more than ${this.#options.maxResponseBytes} bytes. You were not charged.`)
+        throw failure('BEE_RESPONSE_TOO_LARGE', `${beeId}'s endpoint answered with more than ${this.#options.maxResponseBytes} bytes. You were not charged.`)
       }
       chunks.push(chunk)
     }

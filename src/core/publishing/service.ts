@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import { ApiError, beeNotFound } from '../errors.js'
+import { beeNotFound, failure } from '../errors.js'
 import type { CatalogRepository, ChangedBee, StoredBee } from '../ledger/catalog/catalog-repository.js'
 import { newSecret } from '../ledger/secrets.js'
 import { owned } from '../ownership.js'
@@ -74,9 +74,9 @@ export class PublishingService {
   async publish ({ principal, log }: Caller, bee: Publication): Promise<Static<typeof PublishedBee>> {
     const { store, currency, maxBeesPerPublisher, maxDocumentBytes } = this.#options
     if (principal.kind !== 'publisher') {
-      throw new ApiError(403, 'PUBLISHER_REQUIRED', 'Bees are published with a publisher key: issue one with POST /api/publishers.')
+      throw failure('PUBLISHER_REQUIRED', 'Bees are published with a publisher key: issue one with POST /api/publishers.')
     }
-    if (this.#isBuiltIn(bee.id)) throw new ApiError(409, 'BEE_ID_RESERVED', `"${bee.id}" is a built-in Bee's id.`)
+    if (this.#isBuiltIn(bee.id)) throw failure('BEE_ID_RESERVED', `"${bee.id}" is a built-in Bee's id.`)
     const inputSchema = schemaOf(() => toInputSchema(bee.inputSchema))
     const outputSchema = schemaOf(() => toOutputSchema(bee.outputSchema))
     const pricing = priceOf(bee.pricing, currency)
@@ -106,9 +106,9 @@ export class PublishingService {
     }
     checkDocumentShare(stored, maxDocumentBytes)
     const inserted = await store.insertBeeWithinQuota(stored, maxBeesPerPublisher)
-    if (inserted.outcome === 'taken') throw new ApiError(409, 'BEE_ID_TAKEN', `A Bee with the id "${bee.id}" exists already.`)
+    if (inserted.outcome === 'taken') throw failure('BEE_ID_TAKEN', `A Bee with the id "${bee.id}" exists already.`)
     if (inserted.outcome === 'over-quota') {
-      throw new ApiError(409, 'PUBLISHER_BEE_LIMIT', `You have ${maxBeesPerPublisher} Bees, as many as a publisher may have ` +
+      throw failure('PUBLISHER_BEE_LIMIT', `You have ${maxBeesPerPublisher} Bees, as many as a publisher may have ` +
         '(PUBLISHER_MAX_BEES): remove one before publishing another.')
     }
     await this.#options.refresh({ version: inserted.version, ids: [stored.id] })
@@ -123,9 +123,9 @@ export class PublishingService {
     const now = new Date().toISOString()
 
     if (this.#isBuiltIn(id)) {
-      if (!byAdmin) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only the operator may change its status.`)
+      if (!byAdmin) throw failure('BEE_RESERVED', `${id} is a built-in Bee: only the operator may change its status.`)
       const other = Object.keys(change).find((field) => !STATUS_FIELDS.has(field))
-      if (other !== undefined) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee: only its status can change, not ${other}.`)
+      if (other !== undefined) throw failure('BEE_RESERVED', `${id} is a built-in Bee: only its status can change, not ${other}.`)
       const bee = registry.builtin(id) as RegisteredBee
       const next = nextStatus(bee.record, change, true)
       await store.setBuiltinState({ id, ...next, updatedAt: now })
@@ -167,7 +167,7 @@ export class PublishingService {
   /** Removes a published Bee; a built-in one stays (its status can be set instead). */
   async retire ({ principal, log }: Caller, id: string): Promise<void> {
     const { store } = this.#options
-    if (this.#isBuiltIn(id)) throw new ApiError(403, 'BEE_RESERVED', `${id} is a built-in Bee and cannot be removed; set its status instead.`)
+    if (this.#isBuiltIn(id)) throw failure('BEE_RESERVED', `${id} is a built-in Bee and cannot be removed; set its status instead.`)
     owned(principal, await store.catalogBee(id), () => beeNotFound(id))
     await store.deleteBee(id)
     await this.#options.refresh()

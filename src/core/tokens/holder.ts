@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js'
+import { failureAs } from '../errors.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { hashSecret } from '../ledger/secrets.js'
 import type { WalletToken } from '../ledger/tokens/token-repository.js'
@@ -38,16 +38,16 @@ export function tokenState (token: WalletToken | null, nowMs: number): TokenRefu
 export async function holderOf (ledger: Ledger, signer: TokenSigner, credential: string, nowMs: number): Promise<TokenHolder> {
   if (!isVerificationToken(credential)) {
     const wallet = await ledger.wallets.getByToken(hashSecret(credential))
-    if (wallet === null) throw new ApiError(401, 'WALLET_NOT_FOUND', `No wallet has the token in ${WALLET_HEADER_NAME}.`)
+    if (wallet === null) throw failureAs('WALLET_NOT_FOUND', 401, `No wallet has the token in ${WALLET_HEADER_NAME}.`)
     return { walletId: wallet.id, currency: wallet.currency, token: null }
   }
   const verified = await signer.verify(credential)
-  if (!verified.ok) throw new ApiError(401, verified.reason, TOKEN_REFUSALS[verified.reason])
+  if (!verified.ok) throw failureAs(verified.reason, 401, TOKEN_REFUSALS[verified.reason])
   const token = await ledger.tokens.get(verified.tokenId)
   const refused = tokenState(token, nowMs)
-  if (refused !== null) throw new ApiError(401, refused, TOKEN_REFUSALS[refused])
+  if (refused !== null) throw failureAs(refused, 401, TOKEN_REFUSALS[refused])
   const wallet = await ledger.wallets.get(verified.walletId)
-  if (wallet === null) throw new ApiError(401, 'TOKEN_INVALID', TOKEN_REFUSALS.TOKEN_INVALID)
+  if (wallet === null) throw failureAs('TOKEN_INVALID', 401, TOKEN_REFUSALS.TOKEN_INVALID)
   return { walletId: wallet.id, currency: wallet.currency, token }
 }
 

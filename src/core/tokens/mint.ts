@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { ApiError } from '../errors.js'
+import { failure } from '../errors.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { WalletToken } from '../ledger/tokens/token-repository.js'
 import { fromMicros } from '../money.js'
@@ -18,7 +18,7 @@ export interface MintRequest {
   label: string | null
 }
 
-const tooWide = (what: string) => new ApiError(403, 'TOKEN_NARROWING_REQUIRED',
+const tooWide = (what: string) => failure('TOKEN_NARROWING_REQUIRED',
   `A token minted by a token may only narrow it: ${what}. Ask for less, or mint from the wallet key.`)
 
 /** A parent's scope as a check: may a child name this Bee, this category? (null scope: anything). */

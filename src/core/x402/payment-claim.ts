@@ -1,5 +1,5 @@
 import type { PaymentPayload, SettleResponse } from '@x402/core/types'
-import { ApiError } from '../errors.js'
+import { failure } from '../errors.js'
 import type { Execution, Step } from '../execution/execution.js'
 import { paymentRequired, x402Unavailable, type PaymentOptions } from '../execution/payment-required.js'
 import { requestHashOf, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
@@ -73,7 +73,7 @@ export async function claimPayment (ledger: Ledger, limits: IdempotencyLimits, o
       execution.x402 = { payload, requirements, paymentKey, payer: null }
       return { ok: true, replay: null }
     case 'in-flight':
-      return { ok: false, error: new ApiError(409, 'X402_PAYMENT_IN_FLIGHT', 'A call paid with this x402 payment is still running; retry in a moment to get its result.') }
+      return { ok: false, error: failure('X402_PAYMENT_IN_FLIGHT', 'A call paid with this x402 payment is still running; retry in a moment to get its result.') }
     case 'mismatch':
       return {
         ok: false,

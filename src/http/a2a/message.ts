@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ValidateFunction } from 'ajv'
 import type { Static } from 'typebox'
+import type { ErrorCode } from '../../core/error-catalog.js'
 import { bodyOf, toIssue, type ApiError } from '../../core/errors.js'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
 import type { Logger } from '../../core/logger.js'
@@ -92,7 +93,7 @@ export function readCall (params: unknown, context: SendContext): ReadCall {
 }
 
 /** Refusals that mean there is no such skill to run: invalid params, as MCP answers an unknown tool. */
-const notCallable = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
+const notCallable = new Set<ErrorCode>(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
 
 /**
  * Which state a refused call ends in: a funded wallet is an authorization the client must obtain

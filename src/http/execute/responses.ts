@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from 'typebox'
+import type { CodesByStatus } from '../../core/error-catalog.js'
 import { PROXY_ERRORS } from '../../core/publishing/proxy.js'
 import type { ErrorCodes, RegisteredBee } from '../../core/registry.js'
 import { Honey, PaymentRequiredBody, ValidationErrorBody, type SharedSchema } from '../../core/schemas.js'
@@ -60,7 +61,7 @@ function successHeaders (paid: boolean, x402: boolean) {
  */
 export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: ErrorCodes, x402: boolean): ErrorCodes {
   const paid = bee === undefined || bee.paid
-  const codes: Record<number, readonly string[]> = {
+  const codes: CodesByStatus = {
     400: [...REQUEST_CODES, ...BODY_CODES[400], 'VALIDATION_FAILED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_WALLET_REQUIRED'],
     409: ['BEE_INACTIVE', 'IDEMPOTENCY_IN_FLIGHT'],
     413: BODY_CODES[413],

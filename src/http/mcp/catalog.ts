@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { discover } from '../../core/discovery.js'
+import type { ErrorCode } from '../../core/error-catalog.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { CatalogListing } from '../../core/catalog-listing.js'
 import type { CatalogSearch } from '../../core/search.js'
@@ -11,7 +12,7 @@ import type { CatalogSearch } from '../../core/search.js'
 export async function catalogPage (listing: CatalogListing, board: HealthBoard, search: CatalogSearch, cursor: string | undefined, limit: number) {
   const page = await discover(listing, board, search, { filter: {}, q: undefined, sort: 'id', minSuccessRate: undefined, limit, cursor })
   if (page === null) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'cursor must be the nextCursor of a previous page of this list.', { code: 'INVALID_CURSOR' })
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'cursor must be the nextCursor of a previous page of this list.', { code: 'INVALID_CURSOR' satisfies ErrorCode })
   }
   return { bees: page.bees, nextCursor: page.nextCursor ?? undefined }
 }

@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
+import type { ErrorCode } from '../../core/error-catalog.js'
 import { bodyOf, type ApiError } from '../../core/errors.js'
 import { PaymentRequiredError } from '../../core/execution/payment-required.js'
 
@@ -44,7 +45,7 @@ const CONNECT_WITH_A_BUDGET = 'Or connect through OAuth with a budget: use this 
   'its 401 starts the sign-in, and the wallet holder sets the budget on the consent page.'
 
 /** Refusals that mean the tool cannot be called at all: the spec's "unknown tool". */
-const notCallable = new Set(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
+const notCallable = new Set<ErrorCode>(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
 
 /**
  * How a refusal of the core reaches an MCP client, as the spec sorts them: a tool that does not exist

@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type ListToolsResult } from '@modelcontextprotocol/server'
+import type { ErrorCode } from '../../core/error-catalog.js'
 import { isBeeId } from '../../core/schemas.js'
 import type { CatalogListing } from '../../core/catalog-listing.js'
 import { findBeesTool } from './find-bees.js'
@@ -13,7 +14,7 @@ const encodeCursor = (id: string) => Buffer.from(id).toString('base64url')
 function decodeCursor (cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString()
   if (!isBeeId(id) || encodeCursor(id) !== cursor) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'cursor must be the nextCursor of a previous tools/list page.', { code: 'INVALID_CURSOR' })
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'cursor must be the nextCursor of a previous tools/list page.', { code: 'INVALID_CURSOR' satisfies ErrorCode })
   }
   return id
 }

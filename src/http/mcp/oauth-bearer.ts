@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../../core/errors.js'
+import type { CodeWithStatus } from '../../core/error-catalog.js'
+import { failureAs } from '../../core/errors.js'
 import { MCP_SCOPE, mcpResourceOf } from '../../core/oauth/provider.js'
 import { isVerificationToken } from '../../core/tokens/shape.js'
 import type { TokenSigner } from '../../core/tokens/verifier.js'
@@ -20,9 +21,9 @@ function challenge (request: FastifyRequest, error: string | null): string {
   return `Bearer ${parts.join(', ')}`
 }
 
-function refuse (request: FastifyRequest, reply: FastifyReply, code: string, message: string, error: string | null): never {
+function refuse (request: FastifyRequest, reply: FastifyReply, code: CodeWithStatus<401>, message: string, error: string | null): never {
   void reply.header('www-authenticate', challenge(request, error))
-  throw new ApiError(401, code, message)
+  throw failureAs(code, 401, message)
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 
 /** The most a consent form may weigh: a handful of short fields. */
-const FORM_BODY_LIMIT = 8 * 1024
+export const FORM_BODY_LIMIT = 8 * 1024
 
 /** Parses application/x-www-form-urlencoded bodies (the consent form) into an object of strings, in this context only. */
 export function acceptForms (fastify: FastifyInstance): void {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError, beeNotFound } from '../../core/errors.js'
+import { beeNotFound, failure } from '../../core/errors.js'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
 import { BeeIdParams, Publisher } from '../../core/schemas.js'
 import { BEE_NOT_FOUND, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
@@ -50,7 +50,7 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const { id } = request.params
     const principal = request.principal
-    const notFound = new ApiError(404, 'PUBLISHER_NOT_FOUND', `No publisher you manage has the id "${id}".`)
+    const notFound = failure('PUBLISHER_NOT_FOUND', `No publisher you manage has the id "${id}".`)
     if (principal === null || (principal.kind === 'publisher' && principal.publisher.id !== id)) throw notFound
     const key = newSecret('apk')
     const publisher = await store.rotatePublisherKey(id, hashSecret(key))

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { ApiError, invalidCursor } from '../../core/errors.js'
+import { failure, invalidCursor } from '../../core/errors.js'
 import { EARNINGS_ACCOUNT_PATTERN, EarningsAccountId, EarningsStatement, Payout } from '../../core/earnings/schemas.js'
 import { OPERATOR_ACCOUNT } from '../../core/ledger/earnings/split.js'
 import { CurrencyCode, MAX_AMOUNT, PageQuery } from '../../core/schemas.js'
@@ -10,7 +10,7 @@ import { ADMIN_REFUSALS, bodyRefusals, PAGE_REFUSED, PRINCIPAL_REQUIRED, refusal
 
 const noSuchPublisher = refusal('No publisher has this id (or it is not you).', ['PUBLISHER_NOT_FOUND'], { name: 'PublisherNotFound' })
 
-const publisherNotFound = (id: string) => new ApiError(404, 'PUBLISHER_NOT_FOUND', `No publisher has the id "${id}" (or it is not you).`)
+const publisherNotFound = (id: string) => failure('PUBLISHER_NOT_FOUND', `No publisher has the id "${id}" (or it is not you).`)
 
 /**
  * The account a reader of `id` may see: a publisher its own (`me` or its id), the operator any
@@ -79,7 +79,7 @@ const earningsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const paid = await ledger.earnings.payout({ account: id, micros: amountMicros(amount), currency, reference, requestId: request.id })
     if (!paid.ok) {
       if (paid.reason === 'ACCOUNT_NOT_FOUND') throw publisherNotFound(id)
-      throw new ApiError(409, 'PAYOUT_EXCEEDS_BALANCE', `The payout of ${amount} ${currency} exceeds the balance of ${paid.balance.balance} ${currency}.`)
+      throw failure('PAYOUT_EXCEEDS_BALANCE', `The payout of ${amount} ${currency} exceeds the balance of ${paid.balance.balance} ${currency}.`)
     }
     request.log.info({ account: id, amount, currency }, 'payout recorded')
     return reply.code(201).send({ payout: paid.payout, balance: paid.balance })

@@ -64,7 +64,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
       200: { ...JsonRpcResponse, [SHARED_RESPONSE]: 'McpResponse' },
       202: { type: 'null', description: 'A notification was accepted; there is nothing to answer.' },
       400: ref(JsonRpcError, { description: 'Not JSON (-32700), not a JSON-RPC message (-32600), or an unsupported protocol version.' }),
-      401: ref(JsonRpcError, { description: 'The Bearer token is not an access token for this endpoint (or is missing, on /mcp/oauth); WWW-Authenticate says where its metadata is.' }),
+      401: ref(JsonRpcError, { description: 'The Bearer token is not an access token for this endpoint (TOKEN_INVALID, TOKEN_EXPIRED), or is missing, on /mcp/oauth (TOKEN_REQUIRED); WWW-Authenticate says where its metadata is.' }),
       406: ref(JsonRpcError, { description: 'Accept does not include application/json.' }),
       ...refusalResponses(JsonRpcError)
     }

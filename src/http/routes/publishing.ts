@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
+import type { ErrorCode } from '../../core/error-catalog.js'
 import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SUBSCRIPTION_PLAN_DESCRIPTION, SubscriptionPlan } from '../../core/schemas.js'
 import { callerOf } from '../caller.js'
 import { BEE_NOT_FOUND, BODY_CODES, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
@@ -81,7 +82,7 @@ const PatchBody = Type.Object({
 const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
   [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'], { name: 'BeeTooLarge' })
 /** Refusals of a Bee's fields, whether published or changed. */
-const FIELD_CODES = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
+const FIELD_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']
 
 /** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
 const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {

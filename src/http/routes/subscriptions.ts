@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, beeNotFound, invalidCursor } from '../../core/errors.js'
+import { beeNotFound, failure, failureAs, invalidCursor } from '../../core/errors.js'
 import { payeeOf } from '../../core/ledger/earnings/split.js'
 import { hashSecret } from '../../core/ledger/secrets.js'
 import { fromMicros } from '../../core/money.js'
@@ -14,7 +14,7 @@ const SUBSCRIPTION = ref(Subscription)
 const WALLET_REQUIRED = refusal('Missing or unknown wallet token.', ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND'], { name: 'WalletTokenRequired' })
 const NOT_SUBSCRIBED = refusal('The wallet has no live subscription to this Bee.', ['SUBSCRIPTION_NOT_FOUND'], { name: 'SubscriptionNotFound' })
 
-const notSubscribed = (id: string) => new ApiError(404, 'SUBSCRIPTION_NOT_FOUND', `Your wallet has no live subscription to ${id}.`)
+const notSubscribed = (id: string) => failure('SUBSCRIPTION_NOT_FOUND', `Your wallet has no live subscription to ${id}.`)
 
 /**
  * Subscriptions to Bees priced `subscription`, by the wallet holder (X-Registry-Wallet-Token). The
@@ -48,20 +48,20 @@ const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const bee = await beeOf(request.params.id)
     const { id, ownerId, pricing } = bee.record
-    if (bee.plan === null) throw new ApiError(409, 'BEE_NOT_SUBSCRIPTION', `${id} is not priced by subscription (${pricing.type}).`)
+    if (bee.plan === null) throw failure('BEE_NOT_SUBSCRIPTION', `${id} is not priced by subscription (${pricing.type}).`)
     const subscribed = await ledger.subscriptions.subscribe({
       tokenHash: hashSecret(walletTokenOf(request) as string), beeId: id, payee: payeeOf(ownerId), currency: pricing.currency, plan: bee.plan, requestId: request.id
     })
     if (subscribed.ok) return reply.code(201).send(toSubscription(subscribed.subscription))
     switch (subscribed.reason) {
-      case 'ALREADY_SUBSCRIBED': throw new ApiError(409, 'ALREADY_SUBSCRIBED', `Your wallet already subscribes to ${id}.`)
+      case 'ALREADY_SUBSCRIBED': throw failure('ALREADY_SUBSCRIBED', `Your wallet already subscribes to ${id}.`)
       case 'INSUFFICIENT_FUNDS':
-        throw new ApiError(402, 'INSUFFICIENT_FUNDS', `A period of ${id} costs ${fromMicros(bee.plan.periodPriceMicros)} ${pricing.currency}; ` +
+        throw failure('INSUFFICIENT_FUNDS', `A period of ${id} costs ${fromMicros(bee.plan.periodPriceMicros)} ${pricing.currency}; ` +
           `the wallet holds ${fromMicros(subscribed.balanceMicros)}. Top it up and retry.`)
-      case 'CURRENCY_MISMATCH': throw new ApiError(402, 'CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`)
-      case 'WALLET_FROZEN': throw new ApiError(402, 'WALLET_FROZEN', 'This wallet is frozen by the operator; it cannot pay until it is unfrozen.')
+      case 'CURRENCY_MISMATCH': throw failure('CURRENCY_MISMATCH', `${id} is priced in ${pricing.currency}; this wallet holds another currency.`)
+      case 'WALLET_FROZEN': throw failure('WALLET_FROZEN', 'This wallet is frozen by the operator; it cannot pay until it is unfrozen.')
       // requireWalletHolder found it a moment ago: only a deletion in between lands here.
-      case 'WALLET_NOT_FOUND': throw new ApiError(401, 'WALLET_NOT_FOUND', 'No wallet has this token.')
+      case 'WALLET_NOT_FOUND': throw failureAs('WALLET_NOT_FOUND', 401, 'No wallet has this token.')
     }
   })
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError, invalidCursor } from '../../core/errors.js'
+import type { ErrorCode } from '../../core/error-catalog.js'
+import { failure, invalidCursor } from '../../core/errors.js'
 import type { WalletToken } from '../../core/ledger/tokens/token-repository.js'
 import { fromMicros, toMicros } from '../../core/money.js'
 import { PageQuery, paged, ref, WALLET_HEADER_NAME } from '../../core/schemas.js'
@@ -9,7 +10,7 @@ import { mintToken } from '../../core/tokens/mint.js'
 import { MintedToken, MintTokenBody, RevokedTokens, TokenId, WalletTokenView } from '../../core/tokens/schemas.js'
 import { bodyRefusals, refusal, requestRefusal } from '../refusals.js'
 
-const HOLDER_CODES = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED']
+const HOLDER_CODES: ErrorCode[] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED']
 const HOLDER_REQUIRED = refusal('No valid wallet key or token.', HOLDER_CODES,
   { name: 'TokenHolderRequired' })
 const TOKEN_NOT_FOUND = refusal('No token of yours has this id.', ['TOKEN_NOT_FOUND'])
@@ -17,7 +18,7 @@ const TOKEN_NOT_FOUND = refusal('No token of yours has this id.', ['TOKEN_NOT_FO
 /** An amount of the body in micro-units: at most six decimals, as every amount the API takes. */
 function micros (amount: number): number {
   const value = toMicros(amount)
-  if (value === null) throw new ApiError(400, 'INVALID_AMOUNT', 'Amounts have at most 6 decimal places.')
+  if (value === null) throw failure('INVALID_AMOUNT', 'Amounts have at most 6 decimal places.')
   return value
 }
 
@@ -104,7 +105,7 @@ const walletTokenRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const holder = request.tokenHolder as TokenHolder
     const target = await ledger.tokens.get(request.params.id)
     const mine = target !== null && target.walletId === holder.walletId && (holder.token === null || target.path.startsWith(holder.token.path))
-    if (!mine) throw new ApiError(404, 'TOKEN_NOT_FOUND', `No token with the id "${request.params.id}" is yours to manage.`)
+    if (!mine) throw failure('TOKEN_NOT_FOUND', `No token with the id "${request.params.id}" is yours to manage.`)
     const revoked = await ledger.tokens.revoke(holder.walletId, target.path)
     request.log.info({ tokenId: target.id, revoked }, 'verification tokens revoked')
     return { id: target.id, revoked }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiError, balanceLimitExceeded, invalidCursor } from '../../core/errors.js'
+import { ApiError, balanceLimitExceeded, failureAs, invalidCursor } from '../../core/errors.js'
 import { issueWallet } from '../../core/ledger/wallets/issue-wallet.js'
 import { CreatedWallet, CurrencyCode, JournalEntry, MAX_AMOUNT, MAX_BALANCE, PageQuery, paged, ref, Wallet, WalletId } from '../../core/schemas.js'
 import { amountMicros as micros } from '../amounts.js'
@@ -15,7 +15,7 @@ const fundsRefused = bodyRefusals(`The body does not match its schema, an amount
 const WALLET = ref(Wallet)
 
 function walletNotFound (id: string): ApiError {
-  return new ApiError(404, 'WALLET_NOT_FOUND', `No wallet has the id "${id}".`)
+  return failureAs('WALLET_NOT_FOUND', 404, `No wallet has the id "${id}".`)
 }
 
 /** The admin wallet API: create, fund, freeze, list and audit wallets. */

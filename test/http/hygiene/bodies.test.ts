@@ -106,3 +106,34 @@ for (const backend of backends) {
     t.equal((await post('/api/wallets', '{"label":"a\\\\u0000b"}')).statusCode, 201, 'an escaped backslash before u0000 is plain text')
   })
 }
+
+test('a body over the limit is told the limit, in a unit a person reads', async (t) => {
+  for (const [limit, said] of [[String(2 * 1024 * 1024), '2 MiB'], [String(1.5 * 1024 * 1024), '1.5 MiB'], ['524288', '512 KiB'], ['5000', '5,000 bytes']] as const) {
+    const app = await build(t, { env: { BODY_LIMIT_BYTES: limit } })
+    const response = await app.inject({ method: 'POST', url: '/api/bees/text-summarizer/execute', headers: json, payload: JSON.stringify({ text: 'x'.repeat(Number(limit)) }) })
+    t.equal(response.statusCode, 413)
+    t.same(response.json(), {
+      error: 'Payload Too Large',
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `The request body is larger than the ${said} this service accepts (BODY_LIMIT_BYTES).`
+    }, `BODY_LIMIT_BYTES=${limit}`)
+  }
+})
+
+test('a body that is not JSON is told where, in the service\'s words, without its own text quoted back', async (t) => {
+  const app = await build(t)
+  const cases = [
+    ['{"text": ', 'at line 1, column 10, expected the rest of the JSON, but the body ends there'],
+    ['{"text": "hi",\n "maxLength": tru}', 'at line 2, column 15, expected a value (an object, array, string, number, true, false or null)'],
+    ['{\'secret-text\': 1}', 'at line 1, column 2, expected a property name in double quotes'],
+    ['{"text": "hi"} trailing-secret', 'at line 1, column 16, expected nothing more after the JSON value']
+  ]
+  for (const [payload, where] of cases) {
+    const response = await app.inject({ method: 'POST', url: '/api/bees/text-summarizer/execute', headers: json, payload })
+    t.equal(response.statusCode, 400)
+    t.same(response.json(), { error: 'Bad Request', code: 'INVALID_JSON', message: `The body is not valid JSON: ${where}.` })
+    t.notMatch(response.json().message, /content-type|secret|tru\b/, 'neither Fastify\'s sentence nor the body')
+  }
+  const poisoned = await app.inject({ method: 'POST', url: '/api/bees/text-summarizer/execute', headers: json, payload: '{"text":"hi","__proto__":{}}' })
+  t.match(poisoned.json(), { code: 'INVALID_JSON', message: /"__proto__" key/ })
+})

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { ApiError } from '../../../src/core/errors.js'
+import { failure } from '../../../src/core/errors.js'
 import { McpEndpoint } from '../../../src/http/mcp/endpoint.js'
 import type { McpOptions } from '../../../src/http/mcp/options.js'
 import { toolsCall } from '../../../src/http/mcp/tools-call.js'
@@ -100,8 +100,8 @@ test('over HTTP, the fast path answers each kind of tools/call with the SDK\'s s
 test('when the core fails, the fast path answers with the JSON-RPC error the SDK\'s server writes', async (t) => {
   const app = await build(t)
   const failures: Array<[string, McpOptions['execute'], Record<string, unknown>]> = [
-    ['a 500 of the core (-32603 with its body)', async () => ({ ok: false, error: new ApiError(500, 'INTERNAL', 'The ledger is gone.') }),
-      { error: { code: -32603, message: 'The ledger is gone.', data: { code: 'INTERNAL' } } }],
+    ['a 500 of the core (-32603 with its body)', async () => ({ ok: false, error: failure('INTERNAL_ERROR', 'The ledger is gone.') }),
+      { error: { code: -32603, message: 'The ledger is gone.', data: { code: 'INTERNAL_ERROR' } } }],
     ['a throw (-32603 with its message)', async () => { throw new Error('Something broke') }, { error: { code: -32603, message: 'Something broke' } }],
     // What the executor does with it itself; a door's own reads (find_bees) answer the same.
     ['the ledger database away (a tool error saying STORE_UNAVAILABLE)', async () => { throw new Error('Connection terminated unexpectedly') },
