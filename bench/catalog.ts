@@ -148,7 +148,9 @@ function changeRows (what: string, empty: Completion[], full: Completion[], size
 }
 
 /** `count` Bees published through the API by PUBLISHERS publishers at once, then each changed by its owner. */
-async function publishAndPatch (url: string, keys: string[], prefix: string, count: number, endpoint: string, seed: number): Promise<[Completion[], Completion[]]> {
+async function publishAndPatch (
+  url: string, keys: string[], prefix: string, count: number, endpoint: string, seed: number
+): Promise<[Completion[], Completion[]]> {
   const owners: string[] = []
   const published = await concurrently(keys, count, async (i, key) => {
     owners[i] = key

@@ -1,5 +1,6 @@
-// Bench-only (loaded with `node --import`): on SIGWINCH (close-with-grace ends the service on SIGUSR2) the service runs a full GC and writes its memory figures,
-// and a heap snapshot when MEMORY_PROBE_SNAPSHOT=1, to MEMORY_PROBE_DIR/probe-<n>.json. Never part of a service build.
+// Bench-only (loaded with `node --import`): on SIGWINCH (close-with-grace ends the service on SIGUSR2) the service
+// runs a full GC and writes its memory figures, and a heap snapshot when MEMORY_PROBE_SNAPSHOT=1, to
+// MEMORY_PROBE_DIR/probe-<n>.json. Never part of a service build.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import v8 from 'node:v8'

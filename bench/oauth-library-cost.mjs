@@ -27,7 +27,13 @@ const candidates = {
       clients: [{ ...client, id_token_signed_response_alg: 'EdDSA' }],
       jwks: { keys: [{ ...jwk, alg: 'EdDSA', use: 'sig' }] },
       pkce: { required: () => true },
-      features: { devInteractions: { enabled: false }, userinfo: { enabled: false }, rpInitiatedLogout: { enabled: false }, revocation: { enabled: true }, registration: { enabled: true } },
+      features: {
+        devInteractions: { enabled: false },
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
+        revocation: { enabled: true },
+        registration: { enabled: true }
+      },
       interactions: { url: (_ctx, interaction) => `/consent/${interaction.uid}` }
     })
     return { imported, listener: provider.callback(), path: '/auth' }

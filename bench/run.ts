@@ -116,7 +116,17 @@ async function onPostgres (postgresUrl: string, options: BenchOptions, dir: stri
 
 async function bench (options: BenchOptions, dir: string): Promise<Results> {
   const results: Results = {
-    date: new Date(), command: options.command, load: options.load, scenarios: [], beeSpeed: [], offered: [], peakRssBytes: null, coldStart: null, breakdown: null, skipped: [], problems: []
+    date: new Date(),
+    command: options.command,
+    load: options.load,
+    scenarios: [],
+    beeSpeed: [],
+    offered: [],
+    peakRssBytes: null,
+    coldStart: null,
+    breakdown: null,
+    skipped: [],
+    problems: []
   }
   const nodeFlags = nodeFlagsOf(options)
   // In this process, before any server starts: the Bees' own µs against their libraries'.

@@ -18,8 +18,8 @@ function comparable (text: string): unknown {
 }
 
 /**
- * Throws unless both sides answer 2xx with the same content and the same headers (or, for two doors of one service, both 2xx): a ratio between two servers that do different
- * work, or between a 200 and an error page, would mean nothing.
+ * Throws unless both sides answer 2xx with the same content and the same headers (or, for two doors of one service,
+ * both 2xx): a ratio between two servers that do different work, or between a 200 and an error page, would mean nothing.
  */
 export async function checkSameAnswer (scenario: Scenario): Promise<void> {
   const [service, baseline] = await Promise.all([send(scenario.service), send(scenario.baseline)])

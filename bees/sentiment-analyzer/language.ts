@@ -38,7 +38,10 @@ const NON_ASCII = /\P{ASCII}/u
 const ENGLISH = 1
 const FOREIGN = 2
 /** Each function word and its language, with one look-up; a word in both sets counts as English. */
-const FUNCTION_WORDS = new Map([...[...FOREIGN_FUNCTION_WORDS].map(word => [word, FOREIGN] as const), ...[...ENGLISH_FUNCTION_WORDS].map(word => [word, ENGLISH] as const)])
+const FUNCTION_WORDS = new Map([
+  ...[...FOREIGN_FUNCTION_WORDS].map(word => [word, FOREIGN] as const),
+  ...[...ENGLISH_FUNCTION_WORDS].map(word => [word, ENGLISH] as const)
+])
 /** No function word is longer: a longer word need not be looked up. */
 const LONGEST = Math.max(...[...FUNCTION_WORDS.keys()].map(word => word.length))
 

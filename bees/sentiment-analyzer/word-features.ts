@@ -142,7 +142,11 @@ function readWords (text: string, take: Distinct | string[]): boolean {
       continue
     }
     // Each "'" or "’" followed by letters joins them to the word ("didn't", "rock’n’roll").
-    for (let mark = lower.charCodeAt(i); (mark === APOSTROPHE || mark === CURLY_APOSTROPHE) && i + 1 < lower.length && classAt(lower, i + 1) === LETTER_CLASS; mark = lower.charCodeAt(i)) {
+    for (
+      let mark = lower.charCodeAt(i);
+      (mark === APOSTROPHE || mark === CURLY_APOSTROPHE) && i + 1 < lower.length && classAt(lower, i + 1) === LETTER_CLASS;
+      mark = lower.charCodeAt(i)
+    ) {
       curly ||= mark === CURLY_APOSTROPHE
       lettered = true
       i += 1

@@ -25,7 +25,10 @@ function planMicros (definition: BeeDescription): PlanMicros | null {
 
 /** A Bee's public record, as discovery lists it and its detail shows it (the keys in this order, in every answer). */
 export function recordOf (definition: BeeDescription): BeeRecord {
-  const { execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated, callsPerMinute: _callsPerMinute, ...metadata } = definition as BeeDefinition
+  const {
+    execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated,
+    callsPerMinute: _callsPerMinute, ...metadata
+  } = definition as BeeDefinition
   return {
     ...metadata,
     endpoint: executePath(definition.id),

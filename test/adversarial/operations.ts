@@ -142,7 +142,10 @@ function describe (method: string, path: string, headers: Record<string, string>
 
 /** Requests for one operation: credentials, path, query, headers and body from the schemas and from the nasty pools. */
 export function fuzzCases (target: Target, operation: Operation): fc.Arbitrary<FuzzCase> {
-  return fc.tuple(credentials(target, operation), filledPath(target, operation), queryString(target.document, operation), otherHeaders, bodyOf(target.document, operation))
+  return fc.tuple(
+    credentials(target, operation), filledPath(target, operation), queryString(target.document, operation), otherHeaders,
+    bodyOf(target.document, operation)
+  )
     .map(([auth, path, query, more, sent]) => {
       const headers: Record<string, string> = { ...auth, ...more }
       if (sent?.contentType !== undefined) headers['content-type'] = sent.contentType

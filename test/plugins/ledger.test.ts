@@ -32,7 +32,11 @@ async function everyDoor (app: FastifyInstance, token: string) {
   return {
     http: { status: http.statusCode, retryAfter: http.headers['retry-after'], code: http.statusCode === 200 ? null : http.json<{ code: string }>().code },
     mcp: { status: mcp.statusCode, isError: mcpResult.isError === true, code: mcpResult.isError === true ? JSON.parse(mcpResult.content[0]?.text ?? '{}').code : null },
-    a2a: { status: a2a.statusCode, state: a2aTask.status.state, code: a2aTask.status.message?.parts.find((part) => part.data !== undefined)?.data?.code ?? null }
+    a2a: {
+      status: a2a.statusCode,
+      state: a2aTask.status.state,
+      code: a2aTask.status.message?.parts.find((part) => part.data !== undefined)?.data?.code ?? null
+    }
   }
 }
 

@@ -137,7 +137,10 @@ test('with REDIS_URL every instance shares the counters', { skip: redisSkip }, a
 
 test('counted in process or in Redis, a caller sees the same headers, the same 429 and the same body', { skip: redisSkip }, async (t) => {
   // Without Redis the counting is the service's own fast path over the library's store; with it, the library's hook.
-  const apps = { inProcess: await build(t, { env: limits(2, 2, 0) }), redis: await build(t, { env: { ...limits(2, 2, 0), REDIS_URL: process.env.TEST_REDIS_URL as string } }) }
+  const apps = {
+    inProcess: await build(t, { env: limits(2, 2, 0) }),
+    redis: await build(t, { env: { ...limits(2, 2, 0), REDIS_URL: process.env.TEST_REDIS_URL as string } })
+  }
   const seen: Record<string, unknown[]> = {}
   for (const [name, app] of Object.entries(apps)) {
     const wallet = await createWallet(app, 1)

@@ -62,7 +62,12 @@ async function settle (ledger: Ledger, execution: Execution, options: PaymentOpt
   }
   const { bee } = execution
   const sale = {
-    payee: payeeOf(bee.record.ownerId), micros: bee.priceMicros, currency: bee.record.pricing.currency, beeId: settlement.beeId, requestId: settlement.requestId, reference: settlement.paymentKey
+    payee: payeeOf(bee.record.ownerId),
+    micros: bee.priceMicros,
+    currency: bee.record.pricing.currency,
+    beeId: settlement.beeId,
+    requestId: settlement.requestId,
+    reference: settlement.paymentKey
   }
   await ledger.settlements.record(settlement, sale, { scope: claim.scope, key: claim.key, status: 200, body })
   execution.claim = null

@@ -17,7 +17,9 @@ export const CLIENT_METADATA_TIMEOUT_MS = 2500
  * what it fetched as its Cache-Control says. The TLS trust is the process's own (the system store, and
  * NODE_EXTRA_CA_CERTS for a private CA).
  */
-export function guardedFetch (policy: EgressPolicy, timeoutMs = CLIENT_METADATA_TIMEOUT_MS, maxBytes = CLIENT_METADATA_MAX_BYTES): (url: string | URL, init: RequestInit) => Promise<Response> {
+export function guardedFetch (
+  policy: EgressPolicy, timeoutMs = CLIENT_METADATA_TIMEOUT_MS, maxBytes = CLIENT_METADATA_MAX_BYTES
+): (url: string | URL, init: RequestInit) => Promise<Response> {
   const lazy = new LazyAgent((undici) =>
     new undici.Agent({ connections: 4, connect: guardedConnector(undici, policy, timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs }))
   return async (url, init) => {

@@ -18,7 +18,12 @@ function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
     colony: bee.colony,
     type: 'remote',
     ownerId: bee.ownerId,
-    pricing: { type: bee.pricing.type, costPerCall: fromMicros(bee.pricing.costMicros), currency: bee.pricing.currency, ...(bee.pricing.plan === undefined ? {} : { plan: bee.pricing.plan }) },
+    pricing: {
+      type: bee.pricing.type,
+      costPerCall: fromMicros(bee.pricing.costMicros),
+      currency: bee.pricing.currency,
+      ...(bee.pricing.plan === undefined ? {} : { plan: bee.pricing.plan })
+    },
     config: { primaryServices: bee.primaryServices, executionMode: 'remote', executionProvider: new URL(bee.endpoint).host },
     inputSchema: bee.inputSchema as never,
     outputSchema: bee.outputSchema as never,

@@ -55,7 +55,9 @@ export async function holderOf (ledger: Ledger, signer: TokenSigner, credential:
  * Does the credential a call presented name a wallet (a wallet key that exists, or a token that is
  * valid and neither expired nor revoked)? What lets a free call store its answer under an Idempotency-Key.
  */
-export async function presentsWallet (ledger: Ledger, signer: TokenSigner, tokenHash: string, verificationToken: string | null, nowMs: number): Promise<boolean> {
+export async function presentsWallet (
+  ledger: Ledger, signer: TokenSigner, tokenHash: string, verificationToken: string | null, nowMs: number
+): Promise<boolean> {
   if (verificationToken === null) return await ledger.wallets.getByToken(tokenHash) !== null
   const verified = await signer.verify(verificationToken)
   return verified.ok && tokenState(await ledger.tokens.get(verified.tokenId), nowMs) === null

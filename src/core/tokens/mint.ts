@@ -70,7 +70,10 @@ export async function mintTokenRow (ledger: Ledger, holder: TokenHolder, request
   categoryOf: CategoryOf, nowMs: number): Promise<WalletToken> {
   const parent = holder.token
   const parentLeftMs = parent === null ? Infinity : Date.parse(parent.expiresAt) - nowMs
-  const expiresAtMs = nowMs + (request.expiresInSeconds === null ? Math.min(DEFAULT_TOKEN_LIFETIME_SECONDS * 1000, parentLeftMs) : request.expiresInSeconds * 1000)
+  const lifetimeMs = request.expiresInSeconds === null
+    ? Math.min(DEFAULT_TOKEN_LIFETIME_SECONDS * 1000, parentLeftMs)
+    : request.expiresInSeconds * 1000
+  const expiresAtMs = nowMs + lifetimeMs
   const terms = parent === null ? request : await narrowed(parent, request, expiresAtMs, categoryOf)
   return await ledger.tokens.create({
     id: `tok_${randomBytes(12).toString('hex')}`,

@@ -88,7 +88,9 @@ export async function findBees (listing: CatalogListing, board: HealthBoard, sea
  * search's order; without, the Bees in id order a page at a time until `limit` pass the filters, after the rated
  * ones by reliability when that is the order asked.
  */
-async function candidates (listing: CatalogListing, board: HealthBoard, relevance: ReadonlyMap<string, number> | null, input: FindBeesInput, limit: number): Promise<BeeRecord[]> {
+async function candidates (
+  listing: CatalogListing, board: HealthBoard, relevance: ReadonlyMap<string, number> | null, input: FindBeesInput, limit: number
+): Promise<BeeRecord[]> {
   const pricing = input.freeOnly === true ? 'free' : undefined
   const read = async (ids: string[]) => (await listing.list({ pricing, ids }, ids.length)).records.filter((record) => matches(record, input, board))
   if (relevance !== null) return (await read([...relevance.keys()])).sort((a, b) => (relevance.get(b.id) ?? 0) - (relevance.get(a.id) ?? 0))

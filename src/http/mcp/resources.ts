@@ -40,7 +40,9 @@ function beeResource (record: BeeRecord): Resource {
  * One resources/list page: llms.txt first, then the active Bees' pages in id order, paged with the
  * catalog's cursor, read from the catalog at the time of the call.
  */
-export async function listResources (listing: CatalogListing, board: HealthBoard, search: CatalogSearch, cursor: string | undefined): Promise<ListResourcesResult> {
+export async function listResources (
+  listing: CatalogListing, board: HealthBoard, search: CatalogSearch, cursor: string | undefined
+): Promise<ListResourcesResult> {
   const page = await catalogPage(listing, board, search, cursor, PAGE_SIZE)
   return {
     resources: [...(cursor === undefined ? [llmsResource] : []), ...page.bees.map(beeResource)],
@@ -64,7 +66,9 @@ export const resourceTemplates: ListResourceTemplatesResult = {
  * serves it: an inactive one says so). Links in them point at `baseUrl()`, the address the request
  * came in at, which is read only here: a Host it refuses is refused for this method only.
  */
-export async function readResource (registry: Registry, listing: CatalogListing, board: HealthBoard, search: CatalogSearch, uri: string, baseUrl: () => string): Promise<ReadResourceResult> {
+export async function readResource (
+  registry: Registry, listing: CatalogListing, board: HealthBoard, search: CatalogSearch, uri: string, baseUrl: () => string
+): Promise<ReadResourceResult> {
   const bee = uri.startsWith(BEE_PREFIX) ? await registry.lookup(uri.slice(BEE_PREFIX.length)) : undefined
   if (uri !== LLMS_URI && bee === undefined) throw new ResourceNotFoundError(uri, `No resource has the URI "${uri.slice(0, 200)}".`)
   let base: string

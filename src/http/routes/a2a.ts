@@ -25,7 +25,13 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { board } = fastify.beeHealth
   const endpoint = new A2aEndpoint({ execute: (request) => executor.execute(request) })
   // One card per registry and health version, A2A version and origin the service is reached at (bounded: Host is the client's).
-  const fresh = () => ({ version: registry.version, health: board.version, skills: undefined as Promise<BeeRecord[]> | undefined, byOrigin: new PerBaseUrl(), legacyByOrigin: new PerBaseUrl() })
+  const fresh = () => ({
+    version: registry.version,
+    health: board.version,
+    skills: undefined as Promise<BeeRecord[]> | undefined,
+    byOrigin: new PerBaseUrl(),
+    legacyByOrigin: new PerBaseUrl()
+  })
   let cards = fresh()
   // The skills: the built-in Bees and the most reliable published ones, as llms.txt selects them, in id order.
   const skills = async () => {

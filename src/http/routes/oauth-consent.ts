@@ -170,7 +170,8 @@ const consentRoutes: FastifyPluginAsync = async (fastify) => {
       grant.addOIDCScope(interaction.scope)
       const grantId = await grant.save()
       request.log.info({ tokenId: budget.id, walletId: budget.walletId, client: interaction.clientName }, 'oauth budget granted')
-      const to = await provider.interactionResult(request.raw, reply.raw, { login: { accountId: budget.id }, consent: { grantId } }, { mergeWithLastSubmission: false })
+      const to = await provider.interactionResult(request.raw, reply.raw, { login: { accountId: budget.id }, consent: { grantId } },
+        { mergeWithLastSubmission: false })
       return await reply.redirect(to, 303)
     } catch (error) {
       if (error instanceof FormProblem) return await render(reply, 400, request, interaction, form, error.message)

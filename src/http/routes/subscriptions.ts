@@ -50,7 +50,12 @@ const subscriptionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { id, ownerId, pricing } = bee.record
     if (bee.plan === null) throw failure('BEE_NOT_SUBSCRIPTION', `${id} is not priced by subscription (${pricing.type}).`)
     const subscribed = await ledger.subscriptions.subscribe({
-      tokenHash: hashSecret(walletTokenOf(request) as string), beeId: id, payee: payeeOf(ownerId), currency: pricing.currency, plan: bee.plan, requestId: request.id
+      tokenHash: hashSecret(walletTokenOf(request) as string),
+      beeId: id,
+      payee: payeeOf(ownerId),
+      currency: pricing.currency,
+      plan: bee.plan,
+      requestId: request.id
     })
     if (subscribed.ok) return reply.code(201).send(toSubscription(subscribed.subscription))
     switch (subscribed.reason) {

@@ -9,7 +9,8 @@ import { anyText, BUDGETS, documents, groupedTexts, ratedTexts, sameSummary, sam
 
 test('every eval document and a sample of the rest get the summaries they got before', async t => {
   const texts = [...documents().map(document => document.text), ...sample(groupedTexts(ratedTexts(), 30), 16), ...sample(ratedTexts(), 100)]
-  t.same(texts.filter(text => !BUDGETS.every(budget => sameSummary(summarize(text, budget), summarizedBefore(text, budget)))).map(text => text.slice(0, 80)), [])
+  const changed = texts.filter(text => !BUDGETS.every(budget => sameSummary(summarize(text, budget), summarizedBefore(text, budget))))
+  t.same(changed.map(text => text.slice(0, 80)), [])
 })
 
 test('generated text gets the summaries it got before', async t => {

@@ -52,7 +52,8 @@ test('the direct path and the SDK\'s web path give the same bytes for each kind 
     t.equal(timeless(JSON.stringify(direct)), timeless(await response.text()), `${what}: the same answer`)
   }
   // The answers are what each case names, not two identical failures.
-  const answer = async (message: Record<string, unknown>, walletToken?: string) => await endpoint.answer(HEADERS, message, context(walletToken)) as Record<string, any>
+  const answer = async (message: Record<string, unknown>, walletToken?: string) =>
+    await endpoint.answer(HEADERS, message, context(walletToken)) as Record<string, any>
   t.match(await answer(cases[0]![1]), { id: 1, result: { structuredContent: { summary: String } } })
   t.match(await answer(cases[1]![1], wallets[0]!.token), { result: { _meta: { 'ai.apiary/charge': { amount: 0.001 } } } })
   t.match(JSON.parse((await answer(cases[2]![1])).result.content[0].text), { code: 'VALIDATION_FAILED' })

@@ -121,7 +121,8 @@ test('refresh tokens rotate on use; revoking the refresh token (RFC 7009) revoke
   })
   t.equal(revoked.status, 200)
   const listed = await app.inject({ method: 'GET', url: '/api/wallet/tokens', headers: { 'x-registry-wallet-token': wallet.token } })
-  const budget = listed.json<{ tokens: Array<{ parentId: string | null, revokedAt: string | null, bees: string[] }> }>().tokens.find((row) => row.parentId === null)
+  const { tokens } = listed.json<{ tokens: Array<{ parentId: string | null, revokedAt: string | null, bees: string[] }> }>()
+  const budget = tokens.find((row) => row.parentId === null)
   t.match(budget, { bees: ['sentiment-analyzer'] }, 'the allowed Bees set on the consent page')
   t.not(budget?.revokedAt, null, 'revoking the grant revoked the budget')
   const call = await client.callTool({ name: 'sentiment-analyzer', arguments: { text: 'hi' } }) as { isError?: boolean, content: Array<{ text: string }> }

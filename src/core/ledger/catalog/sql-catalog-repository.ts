@@ -61,7 +61,12 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
     inputSchema: JSON.parse(row.input_schema) as JsonObject,
     outputSchema: JSON.parse(row.output_schema) as JsonObject,
     primaryServices: JSON.parse(row.primary_services) as string[],
-    pricing: { type: row.pricing_type, costMicros: Number(row.cost_micros), currency: row.currency, ...(row.plan === null ? {} : { plan: JSON.parse(row.plan) as SubscriptionPlan }) },
+    pricing: {
+      type: row.pricing_type,
+      costMicros: Number(row.cost_micros),
+      currency: row.currency,
+      ...(row.plan === null ? {} : { plan: JSON.parse(row.plan) as SubscriptionPlan })
+    },
     status: row.status,
     statusMessage: row.status_message,
     sunsetAt: row.sunset_at,

@@ -18,7 +18,13 @@ export function sqliteSubscriptions (db: Kysely<Tables>): SubscriptionDialect {
     const taken = await takeOne(trx, call, at).executeTakeFirst()
     if (taken === undefined) return null
     const row = await trx.insertInto('subscription_calls').values({
-      wallet_id: call.walletId, bee_id: call.beeId, token_id: call.tokenId, request_id: call.requestId, created_at: at, subscription_id: taken.id, period_end: taken.period_end
+      wallet_id: call.walletId,
+      bee_id: call.beeId,
+      token_id: call.tokenId,
+      request_id: call.requestId,
+      created_at: at,
+      subscription_id: taken.id,
+      period_end: taken.period_end
     }).returning('id').executeTakeFirstOrThrow()
     return { kind: 'included', callId: Number(row.id), subscriptionId: taken.id, periodEnd: taken.period_end }
   }

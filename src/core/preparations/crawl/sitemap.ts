@@ -10,7 +10,9 @@ export interface SitemapPages { pages: string[], notes: string[] }
 const isXml = (contentType: string) => /\bxml\b/i.test(contentType) || contentType === ''
 
 /** Page addresses from the site's sitemaps (sitemaps.org XML, indexes one level deep), in their order. */
-export async function readSitemaps (listed: string[], origin: URL, fetcher: SiteFetcher, signal: AbortSignal, follows: (url: URL) => boolean): Promise<SitemapPages> {
+export async function readSitemaps (
+  listed: string[], origin: URL, fetcher: SiteFetcher, signal: AbortSignal, follows: (url: URL) => boolean
+): Promise<SitemapPages> {
   const queue = listed.length > 0 ? [...listed] : [new URL('/sitemap.xml', origin).href]
   const pages: string[] = []
   const notes: string[] = []

@@ -68,7 +68,13 @@ for (const backend of backends) {
     const [mine, theirs] = await twoInstances(t, database, { secretsKey: SECRETS_KEY, poolSize: 4 })
     let now = 1_000 * 60_000
     const asked: Array<string[] | undefined> = []
-    const store = { ...mine.health, window: async (since: number, beeIds?: readonly string[]) => { asked.push(beeIds?.slice().sort()); return await mine.health.window(since, beeIds) } }
+    const store = {
+      ...mine.health,
+      window: async (since: number, beeIds?: readonly string[]) => {
+        asked.push(beeIds?.slice().sort())
+        return await mine.health.window(since, beeIds)
+      }
+    }
     const recorder = new HealthRecorder(() => now)
     const board = new HealthBoard(10)
     const sync = new HealthSync({ recorder, board, store, log: silent, clock: () => now })
