@@ -142,6 +142,6 @@ export default fp(async (fastify) => {
       reply.header('allow', methods.join(', '))
       return send(reply, failure('METHOD_NOT_ALLOWED', `${path} does not answer ${request.method}; it answers ${methods.join(', ')}.`))
     }
-    return send(reply, failure('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json.`))
+    return send(reply, failure('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url}. The API is described at /openapi/openapi.json, to read in a browser at /docs; agents start at /llms.txt.`))
   })
 }, { name: 'errors' })

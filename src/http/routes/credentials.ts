@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { beeNotFound, failure } from '../../core/errors.js'
 import { hashSecret, newSecret } from '../../core/ledger/secrets.js'
+import { owned, ownerScope } from '../../core/ownership.js'
 import { BeeIdParams, Publisher } from '../../core/schemas.js'
 import { BEE_NOT_FOUND, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
@@ -51,7 +52,8 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { id } = request.params
     const principal = request.principal
     const notFound = failure('PUBLISHER_NOT_FOUND', `No publisher you manage has the id "${id}".`)
-    if (principal === null || (principal.kind === 'publisher' && principal.publisher.id !== id)) throw notFound
+    const scope = principal === null ? null : ownerScope(principal)
+    if (principal === null || (scope !== undefined && scope !== id)) throw notFound
     const key = newSecret('apk')
     const publisher = await store.rotatePublisherKey(id, hashSecret(key))
     if (publisher === null) throw notFound
@@ -79,10 +81,8 @@ const credentialRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const { id } = request.params
     const principal = request.principal
-    const stored = await store.publishedBee(id)
-    if (stored === null || principal === null || (principal.kind === 'publisher' && principal.publisher.id !== stored.ownerId)) {
-      throw beeNotFound(id)
-    }
+    if (principal === null) throw beeNotFound(id)
+    owned(principal, await store.publishedBee(id), () => beeNotFound(id))
     const overlapSeconds = fastify.config.SIGNING_SECRET_OVERLAP_SECONDS
     const previousSecretExpiresAt = overlapSeconds === 0 ? null : new Date(Date.now() + overlapSeconds * 1000).toISOString()
     const signingSecret = newSecret('bsk')
