@@ -54,6 +54,10 @@ for (const backend of backends) {
       t.ok(operations.length >= 20, `${operations.length} operations in the document`)
       t.ok(operations.some((operation) => operation.template === '/api/bees/{id}/execute'), 'published Bees are called through the generic execute path (each has its own document)')
 
+      // The first OAuth request loads oidc-provider (about 1.2 s and 30 MB here), on demand so that an instance no MCP
+      // client authorizes with never carries it (docs/agents/oauth.md): a cold start, not a hang. It is loaded first.
+      await send(target.url, { method: 'GET', path: '/.well-known/oauth-authorization-server' })
+
       const findings: Finding[] = []
       const statuses = new Map<string, number>()
       let sent = 0
