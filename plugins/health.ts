@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { FastifyReply } from 'fastify'
-import { bodyOf, failure } from '../src/core/errors.js'
+import { bodyOf, failure, RetryLaterError } from '../src/core/errors.js'
 import type { StoreFaultCode } from '../src/core/ledger/store-faults.js'
 import { STORE_RETRY_AFTER_SECONDS } from '../src/core/store-health.js'
 import { NO_HOST, refusal } from '../src/http/refusals.js'
@@ -59,8 +59,9 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       return await reply.code(starting.statusCode).header('retry-after', 1).send(bodyOf(starting))
     }
     if (fastify.isUnderPressure()) {
-      reply.header('retry-after', fastify.config.PRESSURE_RETRY_AFTER_SECONDS)
-      throw failure('OVERLOADED', 'This instance is shedding load (event-loop delay or memory over its limit); route to another.')
+      // Not logged as a fault (a RetryLaterError): a probe of an instance under pressure would log a stack every time.
+      throw new RetryLaterError('OVERLOADED', 'This instance is shedding load (event-loop delay or memory over its limit); route to another.',
+        fastify.config.PRESSURE_RETRY_AFTER_SECONDS)
     }
     // Asked now (with a write while it is full): a probe that answers ends an outage at once.
     let down

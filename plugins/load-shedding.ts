@@ -1,7 +1,7 @@
 import underPressure from '@fastify/under-pressure'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { failure } from '../src/core/errors.js'
+import { RetryLaterError } from '../src/core/errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,9 +38,10 @@ export default fp(async (fastify) => {
     // A rejection goes to the error handler, which answers in the standard shape.
     pressureHandler: async (request, reply, type) => {
       if (type === 'eventLoopDelay' && performance.now() - readyAt < START_UP_READINGS_MS) return
-      reply.header('retry-after', retryAfter)
-      throw failure('OVERLOADED', `This instance is overloaded (${type}); nothing was run or charged. Retry in ${retryAfter} s, ` +
-        'or on another instance.')
+      // A refusal to retry later, which the error handler answers with Retry-After and does not log as a fault: an
+      // instance shedding load is working as it should, and a line with a stack per shed request would flood the log.
+      throw new RetryLaterError('OVERLOADED', `This instance is overloaded (${type}); nothing was run or charged. Retry in ${retryAfter} s, ` +
+        'or on another instance.', retryAfter)
     }
   })
 }, { name: 'load-shedding', dependencies: ['config'] })

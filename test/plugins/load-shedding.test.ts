@@ -7,7 +7,8 @@ const METRICS_TOKEN = 'metrics-token-0123456789abcdef'
 test('under pressure, requests are shed with 503 OVERLOADED and Retry-After, nothing is charged, probes and the scrape still answer', async (t) => {
   // Any heap is over one byte: the instance is under pressure from its first sample (every second) on.
   // The wallet is made before that first sample; the models, which can take longer, load after it.
-  const app = await build(t, { env: { PRESSURE_MAX_HEAP_USED_BYTES: '1', PRESSURE_RETRY_AFTER_SECONDS: '7', METRICS_TOKEN }, warmUp: false })
+  const lines: string[] = []
+  const app = await build(t, { env: { PRESSURE_MAX_HEAP_USED_BYTES: '1', PRESSURE_RETRY_AFTER_SECONDS: '7', METRICS_TOKEN }, warmUp: false, logLines: lines })
   const wallet = await createWallet(app, 1)
   await app.warmUp.start()
   await sleep(1200)
@@ -30,6 +31,8 @@ test('under pressure, requests are shed with 503 OVERLOADED and Retry-After, not
   t.match(ready.json(), { code: 'OVERLOADED' })
   t.equal((await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).statusCode, 200,
     'the scrape still answers, when it matters most')
+  const faults = lines.map((line) => JSON.parse(line) as { level: number, msg: string }).filter((line) => line.level >= 50)
+  t.same(faults.map((line) => line.msg), [], 'shedding is the instance working as it should: no shed request or probe is logged as a fault')
 })
 
 test('with the default limits an idle instance is not under pressure', async (t) => {
