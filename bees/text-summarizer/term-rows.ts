@@ -36,8 +36,6 @@ for (let code = 0; code < LATIN_1; code++) {
   CLASS[code] = (LOWER[code]! << 2) | (/[\p{L}\p{N}\p{M}]/u.test(lower) ? TOKEN : 0) | (/\s/.test(char) ? WHITE : 0)
   NUMBER[code] = /^\p{N}+$/u.test(char) ? 1 : 0
 }
-/** A code unit past Latin-1. */
-const PAST_LATIN_1 = /[\u0100-\uffff]/
 
 const [LOWER_A, LOWER_E, LOWER_I, LOWER_O, LOWER_S, LOWER_U, LOWER_Y] = [...'aeiosuy'].map(letter => letter.charCodeAt(0))
 
@@ -62,7 +60,9 @@ let termSlots = new Int32Array(512)
 let ids = new Int32Array(256)
 
 export function termRows (sentences: readonly string[]): TermRows {
-  return sentences.some(sentence => PAST_LATIN_1.test(sentence)) ? throughStrings(sentences) : scan(sentences)
+  const rows = scan(sentences)
+  trimScratch()
+  return rows ?? throughStrings(sentences)
 }
 
 function throughStrings (sentences: readonly string[]): TermRows {
@@ -88,7 +88,8 @@ function throughStrings (sentences: readonly string[]): TermRows {
 /** The scan's state between runs. */
 interface Scan { sentence: string, bits: number, terms: number, found: number }
 
-function scan (sentences: readonly string[]): TermRows {
+/** The rows of Latin-1 text; null, at the first code unit past Latin-1, for any other (a test of each sentence first cost a pass over the text). */
+function scan (sentences: readonly string[]): TermRows | null {
   let total = 0
   for (const sentence of sentences) total += sentence.length
   // No more terms than runs, no more runs than half the code units (plus one per sentence), no more code units than the text's.
@@ -113,7 +114,9 @@ function scan (sentences: readonly string[]): TermRows {
     let inWord = false
     let count = 0
     for (let k = 0; k < sentence.length; k++) {
-      const kind = CLASS[sentence.charCodeAt(k)]!
+      const code = sentence.charCodeAt(k)
+      if (code >= LATIN_1) return null
+      const kind = CLASS[code]!
       const white = (kind & WHITE) !== 0
       if (!white && !inWord) count++
       inWord = !white
@@ -135,12 +138,15 @@ function scan (sentences: readonly string[]): TermRows {
     start[i + 1] = state.found
     words[i] = count
   }
-  const rows = { start, ids: ids.slice(0, state.found), terms: state.terms, words }
+  return { start, ids: ids.slice(0, state.found), terms: state.terms, words }
+}
+
+/** Lets go of the scratch a long text grew past what is kept between calls. */
+function trimScratch (): void {
   ids = trimmed(ids, 256)
   termChars = trimmed(termChars, 1024)
   termStart = trimmed(termStart, 257)
   termSlots = trimmed(termSlots, 512)
-  return rows
 }
 
 /** The lower-cased code unit at `at` of the sentence being read. */
