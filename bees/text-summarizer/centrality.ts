@@ -43,6 +43,8 @@ const rows = {
   sharedNumber: new Int32Array(256),
   documentFrequency: new Int32Array(256),
   idf: new Float64Array(256),
+  /** By document frequency: the idf. */
+  idfOf: new Float64Array(64),
   columnSums: new Float64Array(256),
   projected: new Float64Array(256),
   selfSimilarity: new Float64Array(64),
@@ -147,6 +149,7 @@ function trimRows (): void {
   rows.sharedNumber = trimmed(rows.sharedNumber, 256)
   rows.documentFrequency = trimmed(rows.documentFrequency, 256)
   rows.idf = trimmed(rows.idf, 256)
+  rows.idfOf = trimmed(rows.idfOf, 64)
   rows.columnSums = trimmed(rows.columnSums, 256)
   rows.projected = trimmed(rows.projected, 256)
   rows.selfSimilarity = trimmed(rows.selfSimilarity, 64)
@@ -185,9 +188,17 @@ function tfIdfVectors ({ start, ids, terms: columns }: TermRows): number {
   const documentFrequency = rows.documentFrequency = grown(rows.documentFrequency, columns)
   documentFrequency.fill(0, 0, columns)
   for (let j = 0; j < k; j++) documentFrequency[column[j]!] = documentFrequency[column[j]!]! + 1
-  // A term's idf, once: the same number for each of its sentences.
+  // A term's idf, once: the same number for each of its sentences. It depends on the document frequency alone, and
+  // most terms have one of a few (1, 2, 3): each frequency's logarithm is taken once, its first time (NaN before).
   const idf = rows.idf = grown(rows.idf, columns)
-  for (let c = 0; c < columns; c++) idf[c] = Math.log((1 + n) / (1 + documentFrequency[c]!)) + 1
+  const idfOf = rows.idfOf = grown(rows.idfOf, n + 1)
+  idfOf.fill(NaN, 0, n + 1)
+  for (let c = 0; c < columns; c++) {
+    const frequency = documentFrequency[c]!
+    let value = idfOf[frequency]!
+    if (Number.isNaN(value)) value = idfOf[frequency] = Math.log((1 + n) / (1 + frequency)) + 1
+    idf[c] = value
+  }
   const weight = rows.weight = grown(rows.weight, k)
   for (let i = 0; i < n; i++) {
     let squares = 0

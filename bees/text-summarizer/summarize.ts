@@ -120,8 +120,14 @@ function summaryCandidates (sentences: readonly string[], ranked: readonly numbe
 
 /** Sentence indices, most central first; near-equal centralities keep text order. */
 function rankOrder (scores: Float64Array): number[] {
-  const keys = Array.from(scores, score => Math.round(score * scores.length / TIE))
-  return keys.map((_, i) => i).sort((a, b) => (keys[b] ?? 0) - (keys[a] ?? 0) || a - b)
+  const n = scores.length
+  const keys = new Float64Array(n)
+  const order: number[] = []
+  for (let i = 0; i < n; i++) {
+    keys[i] = Math.round(scores[i]! * n / TIE)
+    order.push(i)
+  }
+  return order.sort((a, b) => keys[b]! - keys[a]! || a - b)
 }
 
 /** The indices of up to `limit` most central sentences, one for each distinct sentence. */

@@ -14,7 +14,9 @@ import { grown, trimmed } from '../grow.js'
 /** Row i is ids[start[i]] to ids[start[i + 1] - 1], its terms in text order with repeats; `terms` are numbered 0 to terms - 1. */
 export interface TermRows { start: Int32Array, ids: Int32Array, terms: number, words: Int32Array }
 
-const FNV_OFFSET = 0x811c9dc5
+// As a signed 32-bit integer, the form Math.imul gives: a hash that starts as a double (0x811c9dc5 > 2³¹) keeps the
+// scan's variables doubles.
+const FNV_OFFSET = 0x811c9dc5 | 0
 const FNV_PRIME = 0x01000193
 const step = (hash: number, code: number): number => Math.imul(hash ^ code, FNV_PRIME)
 
