@@ -62,7 +62,7 @@ const rows = {
  * weight · (weight · x) — the same two products the projection and the dot product made of it, without the store and
  * the load between them.
  */
-export function centrality (sentenceTerms: TermRows): Float64Array {
+export function centrality (sentenceTerms: TermRows): number[] {
   const n = sentenceTerms.start.length - 1
   const columns = tfIdfVectors(sentenceTerms)
   const sharedColumns = sharedEntries(n, columns)
@@ -261,10 +261,11 @@ function sortIds (ids: Int32Array, from: number, to: number): void {
   }
 }
 
-function normalize (values: Float64Array): Float64Array {
+/** An array, not a Float64Array: a typed array of more than 64 bytes is an ArrayBuffer of its own, slower to allocate. */
+function normalize (values: Float64Array): number[] {
   let total = 0
   for (let i = 0; i < values.length; i++) total += values[i]!
-  const scores = new Float64Array(values.length)
-  for (let i = 0; i < values.length; i++) scores[i] = values[i]! / total
+  const scores: number[] = []
+  for (let i = 0; i < values.length; i++) scores.push(values[i]! / total)
   return scores
 }

@@ -46,7 +46,7 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
 
   // One sentence is the whole graph: all the centrality is its own (what centrality computes), its terms unneeded.
   const rows = sentences.length === 1 ? null : termRows(sentences)
-  const scores = rows === null ? Float64Array.of(1) : centrality(rows)
+  const scores = rows === null ? [1] : centrality(rows)
   const counted = rows === null ? Int32Array.of(countWords(sentences[0] ?? '')) : rows.words
   const wordsOf = (i: number): number => counted[i] ?? 0
   const ranked = rankOrder(scores)
@@ -119,12 +119,12 @@ function summaryCandidates (sentences: readonly string[], ranked: readonly numbe
 }
 
 /** Sentence indices, most central first; near-equal centralities keep text order. */
-function rankOrder (scores: Float64Array): number[] {
+function rankOrder (scores: readonly number[]): number[] {
   const n = scores.length
-  const keys = new Float64Array(n)
+  const keys: number[] = []
   const order: number[] = []
   for (let i = 0; i < n; i++) {
-    keys[i] = Math.round(scores[i]! * n / TIE)
+    keys.push(Math.round(scores[i]! * n / TIE))
     order.push(i)
   }
   return order.sort((a, b) => keys[b]! - keys[a]! || a - b)
