@@ -101,8 +101,7 @@ function joinSentences (sentences: readonly string[]): string {
   let separator = ''
   for (const sentence of sentences) {
     joined += separator + sentence
-    // The last two code units hold the last character even when it is a surrogate pair.
-    separator = ENDS_IN_WORD.test(sentence.slice(-2)) ? '\n' : ' '
+    separator = endsInWord(sentence) ? '\n' : ' '
   }
   return joined
 }
@@ -114,8 +113,16 @@ function joinSentences (sentences: readonly string[]): string {
  * to 0.9 points of ROUGE-1/2/L at 150 words: no reference extract contains it.
  */
 function summaryCandidates (sentences: readonly string[], ranked: readonly number[]): readonly number[] {
-  const punctuated = ranked.filter(i => !ENDS_IN_WORD.test((sentences[i] ?? '').slice(-2)))
+  const punctuated = ranked.filter(i => !endsInWord(sentences[i] ?? ''))
   return punctuated.length > 0 ? punctuated : ranked
+}
+
+/** Whether the sentence ends in a letter, digit or mark (ENDS_IN_WORD): by hand when its last code unit is ASCII. */
+function endsInWord (sentence: string): boolean {
+  const last = sentence.charCodeAt(sentence.length - 1)
+  if (last < 128) return (last >= 48 && last <= 57) || ((last | 32) >= 97 && (last | 32) <= 122)
+  // The last two code units hold the last character even when it is a surrogate pair.
+  return ENDS_IN_WORD.test(sentence.slice(-2))
 }
 
 /** Sentence indices, most central first; near-equal centralities keep text order. */
