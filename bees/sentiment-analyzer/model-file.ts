@@ -46,30 +46,23 @@ function parallelTable (keys: readonly string[], values: readonly number[], what
 
 /**
  * WordModel.unigrams: every vector word, then every other word of a unigram feature, each with its vector and its
- * weights plain and negated ("~word"), NaN where the model has none. The words go in by their place in vectorWords,
- * found through a table of those, so that the load makes no Map of 100,000 words.
+ * weights plain and negated ("~word"), NaN where the model has none. Only the unigram features' words (about 12,000)
+ * go in a Map, to find their places: no table or Map of all 100,000 is made to be thrown away.
  */
 function unigramTable (file: SentimentModelFile): WordTable {
-  const vectorWords = parallelTable(file.vectorWords, file.vectorWeights, 'vector words')
-  const others = new Map<string, number>()
+  const isUnigram = (key: string): boolean => !key.includes(' ')
+  const isNegated = (key: string): boolean => key.charCodeAt(0) === 126
+  const wordOf = (key: string): string => isNegated(key) ? key.slice(1) : key
+  const place = new Map<string, number>()
+  for (const key of file.words) if (isUnigram(key)) place.set(wordOf(key), -1)
   const keys = [...file.vectorWords]
-  const indexOf = (word: string): number => {
-    const found = vectorWords.indexOf(word)
-    if (found !== -1) return found
-    let other = others.get(word)
-    if (other === undefined) {
-      other = keys.push(word) - 1
-      others.set(word, other)
-    }
-    return other
-  }
-  const unigram = (key: string): boolean => !key.includes(' ')
-  const placed = file.words.map(key => unigram(key) ? indexOf(key.charCodeAt(0) === 126 ? key.slice(1) : key) : -1)
+  keys.forEach((word, i) => { if (place.has(word)) place.set(word, i) })
+  for (const [word, at] of place) if (at === -1) place.set(word, keys.push(word) - 1)
   const values = new Float64Array(keys.length * UNIGRAM_COLUMNS).fill(NaN)
+  if (file.vectorWeights.length !== file.vectorWords.length) throw new Error('sentiment model: vector words and their weights differ in length')
   file.vectorWeights.forEach((weight, i) => { values[i * UNIGRAM_COLUMNS + VECTOR] = weight })
   file.words.forEach((key, i) => {
-    if (placed[i] === -1) return
-    values[placed[i]! * UNIGRAM_COLUMNS + (key.charCodeAt(0) === 126 ? NEGATED : PLAIN)] = file.weights[i]!
+    if (isUnigram(key)) values[place.get(wordOf(key))! * UNIGRAM_COLUMNS + (isNegated(key) ? NEGATED : PLAIN)] = file.weights[i]!
   })
   return new WordTable(keys, values, UNIGRAM_COLUMNS)
 }
