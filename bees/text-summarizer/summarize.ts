@@ -1,5 +1,5 @@
 import { centrality } from './centrality.js'
-import { splitSentences } from './sentences.js'
+import { splitSentences, type Span } from './sentences.js'
 import { termRows } from './term-rows.js'
 import { countWords, firstWords } from './words.js'
 
@@ -39,13 +39,18 @@ const FULL_WIDTH_TERMINATOR = /[。！？．｡]/
  */
 export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): Summary {
   if (!Number.isSafeInteger(maxWords) || maxWords < 1) throw new RangeError(`maxWords must be a positive integer, got ${maxWords}`)
-  const sentences = splitSentences(text)
-    .map(({ start, end }) => text.slice(start, end))
-    .filter(sentence => WORD_CHARACTER.test(sentence))
+  const spans: Span[] = []
+  const sentences: string[] = []
+  for (const span of splitSentences(text)) {
+    const sentence = text.slice(span.start, span.end)
+    if (!WORD_CHARACTER.test(sentence)) continue
+    spans.push(span)
+    sentences.push(sentence)
+  }
   if (sentences.length === 0) return { summary: '', keyPoints: [], confidence: 0 }
 
   // One sentence is the whole graph: all the centrality is its own (what centrality computes), its terms unneeded.
-  const rows = sentences.length === 1 ? null : termRows(sentences)
+  const rows = sentences.length === 1 ? null : termRows(text, spans)
   const scores = rows === null ? [1] : centrality(rows)
   const counted = rows === null ? Int32Array.of(countWords(sentences[0] ?? '')) : rows.words
   const wordsOf = (i: number): number => counted[i] ?? 0

@@ -10,6 +10,7 @@ import { countWords } from './words.js'
 import { STOP_WORDS } from './stop-words.js'
 import { contentTerms } from './terms.js'
 import { grown, trimmed } from '../grow.js'
+import type { Span } from './sentences.js'
 
 /**
  * Row i is ids[start[i]] to ids[start[i + 1] - 1], its terms in text order with repeats; `terms` are numbered 0 to
@@ -64,10 +65,14 @@ let termStart = new Int32Array(257)
 let termSlots = new Int32Array(512)
 let ids = new Int32Array(256)
 
-export function termRows (sentences: readonly string[]): TermRows {
-  const rows = scan(sentences)
+/**
+ * The rows of the sentences text.slice(start, end) of `spans`. Latin-1 text is read in place: a sentence sliced from
+ * the text is a view of it, slower to read code unit by code unit than the text itself.
+ */
+export function termRows (text: string, spans: readonly Span[]): TermRows {
+  const rows = scan(text, spans)
   trimScratch()
-  return rows ?? throughStrings(sentences)
+  return rows ?? throughStrings(spans.map(({ start, end }) => text.slice(start, end)))
 }
 
 function throughStrings (sentences: readonly string[]): TermRows {
@@ -91,25 +96,25 @@ function throughStrings (sentences: readonly string[]): TermRows {
 }
 
 /** The scan's state between runs. */
-interface Scan { sentence: string, bits: number, terms: number, found: number }
+interface Scan { text: string, bits: number, terms: number, found: number }
 
 /** The rows of Latin-1 text; null, at the first code unit past Latin-1, for any other (a test of each sentence first cost a pass over the text). */
-function scan (sentences: readonly string[]): TermRows | null {
+function scan (text: string, spans: readonly Span[]): TermRows | null {
   let total = 0
-  for (const sentence of sentences) total += sentence.length
+  for (const { start, end } of spans) total += end - start
   // No more terms than runs, no more runs than half the code units (plus one per sentence), no more code units than the text's.
-  const most = (total >> 1) + sentences.length + 1
+  const most = (total >> 1) + spans.length + 1
   ids = grown(ids, most)
   termChars = grown(termChars, total + most)
   termStart = grown(termStart, most + 1)
   const bits = Math.max(4, Math.ceil(Math.log2(most * 2)))
   termSlots = grown(termSlots, 1 << bits)
   termSlots.fill(0, 0, 1 << bits)
-  const state: Scan = { sentence: '', bits, terms: 0, found: 0 }
-  const start = new Int32Array(sentences.length + 1)
-  const words = new Int32Array(sentences.length)
-  for (let i = 0; i < sentences.length; i++) {
-    const sentence = state.sentence = sentences[i]!
+  const state: Scan = { text, bits, terms: 0, found: 0 }
+  const start = new Int32Array(spans.length + 1)
+  const words = new Int32Array(spans.length)
+  for (let i = 0; i < spans.length; i++) {
+    const { start: first, end } = spans[i]!
     let from = -1
     // The run's hash, and its hash one and three code units before its end: what folding a plural may keep.
     let hash = 0
@@ -118,8 +123,8 @@ function scan (sentences: readonly string[]): TermRows | null {
     let less3 = 0
     let inWord = false
     let count = 0
-    for (let k = 0; k < sentence.length; k++) {
-      const code = sentence.charCodeAt(k)
+    for (let k = first; k < end; k++) {
+      const code = text.charCodeAt(k)
       if (code >= LATIN_1) return null
       const kind = CLASS[code]!
       const white = (kind & WHITE) !== 0
@@ -139,7 +144,7 @@ function scan (sentences: readonly string[]): TermRows | null {
         from = -1
       }
     }
-    if (from !== -1) addRun(state, from, sentence.length, hash, less1, less3)
+    if (from !== -1) addRun(state, from, end, hash, less1, less3)
     start[i + 1] = state.found
     words[i] = count
   }
@@ -156,8 +161,8 @@ function trimScratch (): void {
   termSlots = trimmed(termSlots, 512)
 }
 
-/** The lower-cased code unit at `at` of the sentence being read. */
-const lowerAt = (state: Scan, at: number): number => LOWER[state.sentence.charCodeAt(at)]!
+/** The lower-cased code unit at `at` of the text being read. */
+const lowerAt = (state: Scan, at: number): number => LOWER[state.text.charCodeAt(at)]!
 
 /**
  * terms.ts's addWord() and foldPlural() for the run from..to of the sentence, given the FNV-1a hash of the whole run
