@@ -46,7 +46,7 @@ function parallelTable (keys: readonly string[], values: readonly number[], what
 
 /**
  * WordModel.unigrams: every vector word, then every other word of a unigram feature, each with its vector and its
- * weights plain and negated ("~word"), NaN where the model has none. Only the unigram features' words (about 12,000)
+ * weights plain and negated ("~word"), NaN where the model has none. Only the unigram features' words (about 10,300)
  * go in a Map, to find their places: no table or Map of all 100,000 is made to be thrown away.
  */
 function unigramTable (file: SentimentModelFile): WordTable {
