@@ -115,4 +115,6 @@ export interface ExecutionRequest {
   resource?: string
   requestId: string
   log: Logger
+  /** The Bee's version the caller pinned (Bee-Version, or the door's equivalent); undefined: the latest. */
+  version?: string | undefined
 }

@@ -168,7 +168,7 @@ export class CatalogSync {
     }
     if (bee === null) return null
     try {
-      return publishedBee(bee, proxy)
+      return publishedBee(bee, proxy, () => store.earlierVersions(id))
     } catch (error) {
       log.warn({ beeId: bee.id, version: bee.version, reason: (error as Error).message }, 'published Bee skipped: it cannot be loaded')
       return false

@@ -1,4 +1,5 @@
-import type { CatalogBee } from '../ledger/catalog/catalog-repository.js'
+import type { BeeDefinition } from '../bee.js'
+import type { CatalogBee, EarlierVersion } from '../ledger/catalog/catalog-repository.js'
 import { fromMicros } from '../money.js'
 import { recordOf, registeredBee, type BeeDescription } from '../registered-bee.js'
 import type { RegisteredBee } from '../registry.js'
@@ -16,6 +17,7 @@ function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
     description: bee.description,
     category: bee.category,
     colony: bee.colony,
+    version: bee.semver,
     type: 'remote',
     ownerId: bee.ownerId,
     pricing: {
@@ -39,30 +41,58 @@ function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
 /** A stored Bee's public record, as a listing shows it: nothing compiled, no secret opened. */
 export const publishedRecord = (bee: Omit<CatalogBee, 'secrets'>): BeeRecord => recordOf(describe(bee))
 
+/** Refuses a stored schema this version would not publish (see publishedBee). */
+function checkStored (inputSchema: CatalogBee['inputSchema'], outputSchema: CatalogBee['outputSchema']): void {
+  // A schema this process has seen pass every check (at its publish, say) passes these, a subset, again.
+  const unchecked = ([['inputSchema', inputSchema], ['outputSchema', outputSchema]] as const).filter(([, schema]) => !knownLoadable(schema))
+  for (const [where, schema] of unchecked) checkPatterns(schema, where)
+  for (const [where, schema] of unchecked) checkFormats(schema, where)
+  for (const [where, schema] of unchecked) checkZodConvertible(schema, where)
+}
+
 /**
  * A stored Bee ready to run through the proxy. Publishing only stores what loads, but a Bee stored by an older
  * version may hold a schema this one refuses (one Ajv cannot compile, a pattern open to ReDoS, one Zod would
  * read differently): that throws, and the Bee is not served, while its owner can still change or remove it.
+ * `earlierVersions` reads the Bee's earlier versions, for calls pinned to one (see RegisteredBee.earlierVersions).
  */
-export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy): RegisteredBee {
-  // A schema this process has seen pass every check (at its publish, say) passes these, a subset, again.
-  const unchecked = ([['inputSchema', bee.inputSchema], ['outputSchema', bee.outputSchema]] as const).filter(([, schema]) => !knownLoadable(schema))
-  for (const [where, schema] of unchecked) checkPatterns(schema, where)
-  for (const [where, schema] of unchecked) checkFormats(schema, where)
-  for (const [where, schema] of unchecked) checkZodConvertible(schema, where)
+export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy, earlierVersions?: () => Promise<EarlierVersion[]>): RegisteredBee {
+  checkStored(bee.inputSchema, bee.outputSchema)
   // Opened on the Bee's first call, not when it is loaded.
   let secrets: ReturnType<CatalogBee['secrets']> | undefined
-  return registeredBee({
-    ...describe(bee),
-    execute: (input, context) => {
-      secrets ??= bee.secrets()
-      return proxy.call({
-        beeId: bee.id,
-        endpoint: bee.endpoint,
-        signingSecret: secrets.signingSecret,
-        previousSigningSecret: secrets.previousSigningSecret,
-        previousUntil: Date.parse(bee.previousSecretExpiresAt ?? '')
-      }, input, context)
+  /** Each version runs at its own endpoint, and tells it which version it is called as. */
+  const runAt = (endpoint: string, version: string): BeeDefinition['execute'] => (input, context) => {
+    secrets ??= bee.secrets()
+    return proxy.call({
+      beeId: bee.id,
+      endpoint,
+      version,
+      signingSecret: secrets.signingSecret,
+      previousSigningSecret: secrets.previousSigningSecret,
+      previousUntil: Date.parse(bee.previousSecretExpiresAt ?? '')
+    }, input, context)
+  }
+  const current = registeredBee({ ...describe(bee), execute: runAt(bee.endpoint, bee.semver) }, true)
+  if (earlierVersions === undefined) return current
+
+  // Read once per loaded Bee, when first needed (a call pinned to an earlier version, the list of versions): a change of
+  // the Bee loads it anew. A version whose schema this one refuses is left out, as the Bee would be.
+  let earlier: RegisteredBee[] | Promise<RegisteredBee[]> | undefined
+  const versionBee = (version: EarlierVersion): RegisteredBee[] => {
+    try {
+      checkStored(version.inputSchema, version.outputSchema)
+      const description = describe({ ...bee, semver: version.semver, endpoint: version.endpoint, inputSchema: version.inputSchema, outputSchema: version.outputSchema })
+      return [registeredBee({ ...description, execute: runAt(version.endpoint, version.semver) }, true)]
+    } catch {
+      return []
     }
-  }, true)
+  }
+  current.earlierVersions = () => {
+    earlier ??= earlierVersions().then((versions) => (earlier = versions.flatMap(versionBee)), (error: unknown) => {
+      earlier = undefined
+      throw error
+    })
+    return earlier
+  }
+  return current
 }

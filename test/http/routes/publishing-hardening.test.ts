@@ -44,6 +44,7 @@ function storedBee (id: string, owner: { id: string, email: string }, extra: Par
     callsPerMinute: null,
     signingSecret: 'bsk_legacy',
     version: 1,
+    semver: '1.0.0',
     createdAt: now,
     updatedAt: now,
     ...extra
