@@ -81,8 +81,8 @@ export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy, earlierVer
   const versionBee = (version: EarlierVersion): RegisteredBee[] => {
     try {
       checkStored(version.inputSchema, version.outputSchema)
-      const description = describe({ ...bee, semver: version.semver, endpoint: version.endpoint, inputSchema: version.inputSchema, outputSchema: version.outputSchema })
-      return [registeredBee({ ...description, execute: runAt(version.endpoint, version.semver) }, true)]
+      const { semver, endpoint, inputSchema, outputSchema } = version
+      return [registeredBee({ ...describe({ ...bee, semver, endpoint, inputSchema, outputSchema }), execute: runAt(endpoint, semver) }, true)]
     } catch {
       return []
     }
