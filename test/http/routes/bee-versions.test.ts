@@ -111,3 +111,40 @@ test('a publish names its first version; built-in Bees have theirs', async (t) =
     versions: [{ version: '1.0.0', inputSchema: (await app.inject('/api/bees/text-summarizer')).json().inputSchema, outputSchema: (await app.inject('/api/bees/text-summarizer')).json().outputSchema, openapi: '/api/bees/text-summarizer/openapi.json' }]
   })
 })
+
+test('MCP and A2A callers pin in _meta and metadata', async (t) => {
+  const fake = await startFakeBee()
+  t.teardown(fake.close)
+  const app = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1', REMOTE_BEE_TIMEOUT_MS: '2000' } })
+  const publisher = await createPublisher(app)
+  await publish(app, publisher.headers, beeBody('shouter', fake.url))
+  const v2 = await app.inject({ method: 'PATCH', url: '/api/bees/shouter', headers: publisher.headers, payload: { inputSchema: withMode(['text', 'mode']), version: '2.0.0' } })
+  t.equal(v2.statusCode, 200)
+
+  const mcp = async (meta: Record<string, unknown>) => (await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shouter', arguments: { text: 'hi' }, _meta: meta } }
+  })).json().result
+  t.equal((await mcp({})).isError, true, 'unpinned, the latest needs mode')
+  t.match(await mcp({ 'ai.apiary/beeVersion': '1' }), { structuredContent: { shout: 'HI' } }, 'pinned to 1 in _meta, version 1 answers')
+  t.equal(fake.calls.at(-1)?.headers['bee-version'], '1.0.0')
+  t.match(await mcp({ 'ai.apiary/beeVersion': 1 }), { structuredContent: { shout: 'HI' } }, 'a number pins too')
+  t.match(JSON.stringify(await mcp({ 'ai.apiary/beeVersion': '9' })), /BEE_VERSION_NOT_FOUND/)
+
+  const a2a = async (metadata: Record<string, unknown>) => (await app.inject({
+    method: 'POST',
+    url: '/a2a',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    payload: {
+      jsonrpc: '2.0',
+      id: 'r1',
+      method: 'SendMessage',
+      params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { beeId: 'shouter', input: { text: 'hi' } }, mediaType: 'application/json' }] }, metadata }
+    }
+  })).json().result.task
+  t.equal((await a2a({})).status.state, 'TASK_STATE_REJECTED', 'unpinned, the latest refuses the input')
+  t.match(await a2a({ 'ai.apiary/beeVersion': '1.0' }), { status: { state: 'TASK_STATE_COMPLETED' } }, 'pinned in metadata, version 1 answers')
+  t.equal(fake.calls.at(-1)?.headers['bee-version'], '1.0.0')
+})
