@@ -4,7 +4,7 @@ import { ApiError, beeNotFound } from '../../core/errors.js'
 import { allVersions, pinnedVersion } from '../../core/pinned-version.js'
 import { beeDocumentPath } from '../../core/publishing/openapi-paths.js'
 import type { RegisteredBee, Registry } from '../../core/registry.js'
-import { BeeIdParams } from '../../core/schemas.js'
+import { BeeIdParams, BeeRecord } from '../../core/schemas.js'
 import { sendCached } from '../cached-text.js'
 import { BEE_NOT_FOUND, NO_HOST, refusal, requestRefusal } from '../refusals.js'
 
@@ -23,6 +23,13 @@ const VersionQuery = Type.Object({
 
 const BeeVersion = Type.Object({
   version: Type.String({ description: 'The semantic version.' }),
+  status: BeeRecord.properties.status,
+  sunsetAt: Type.Unsafe<string | null>({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When a deprecated version stops being served (ISO 8601): an older major, VERSION_SUNSET_DAYS after a new major replaced it.'
+  }),
   inputSchema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the execute body in this version.' }),
   outputSchema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of Honey.result in this version.' }),
   openapi: Type.String({ description: 'The path of this version\'s own OpenAPI 3.0 document on this service.' })
@@ -98,8 +105,8 @@ const beeOpenApiRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { id } = bee.record
     return {
       id,
-      versions: (await allVersions(bee)).map(({ record: { version, inputSchema, outputSchema } }, i) =>
-        ({ version, inputSchema, outputSchema, openapi: i === 0 ? beeDocumentPath(id) : `${beeDocumentPath(id)}?version=${version}` }))
+      versions: (await allVersions(bee)).map(({ record: { version, status, sunsetAt, inputSchema, outputSchema } }, i) =>
+        ({ version, status, sunsetAt, inputSchema, outputSchema, openapi: i === 0 ? beeDocumentPath(id) : `${beeDocumentPath(id)}?version=${version}` }))
     }
   })
 }

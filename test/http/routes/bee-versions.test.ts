@@ -56,6 +56,10 @@ for (const backend of backends) {
     t.match(pinned.json(), { beeId: 'shouter', result: { shout: 'HI' } })
     t.equal(pinned.headers['bee-version'], '1.0.0')
     t.equal(fake.calls.at(-1)?.headers['bee-version'], '1.0.0', 'and the upstream sees version 1')
+    t.match(pinned.headers.deprecation, /^@\d+$/, 'an older major is deprecated')
+    const sunset = Date.parse(String(pinned.headers.sunset))
+    t.ok(Math.abs(sunset - (Date.now() + 90 * 86_400_000)) < 86_400_000, 'with its Sunset VERSION_SUNSET_DAYS (90) after version 2 came')
+    t.notOk(latest.headers.deprecation, 'the latest is not')
     t.match((await call({ text: 5 }, '1.0.0')).json(), { code: 'VALIDATION_FAILED', details: [{ field: '/text' }] }, 'version 1\'s schema still applies')
     t.equal((await call({ text: 'hi', mode: 'loud' }, '2')).statusCode, 200)
 
@@ -79,6 +83,7 @@ for (const backend of backends) {
     t.same(versions[2].inputSchema, (await app.inject('/api/bees/shouter/openapi.json?version=1')).json()
       .paths['/api/bees/shouter/execute'].post.requestBody.content['application/json'].schema, 'each with its own OpenAPI document')
     t.equal(versions[2].openapi, '/api/bees/shouter/openapi.json?version=1.0.0')
+    t.match(versions, [{ status: 'active', sunsetAt: null }, { status: 'active', sunsetAt: null }, { status: 'deprecated', sunsetAt: /^\d{4}-/ }])
     const document = (await app.inject(versions[1].openapi)).json()
     await t.resolves(SwaggerParser.validate(structuredClone(document)), 'a valid OpenAPI document')
     t.equal((await app.inject('/api/bees/shouter/openapi.json?version=7')).statusCode, 404)
@@ -108,7 +113,7 @@ test('a publish names its first version; built-in Bees have theirs', async (t) =
   t.match(none.json(), { code: 'BEE_VERSION_NOT_FOUND' })
   t.same((await app.inject('/api/bees/text-summarizer/versions')).json(), {
     id: 'text-summarizer',
-    versions: [{ version: '1.0.0', inputSchema: (await app.inject('/api/bees/text-summarizer')).json().inputSchema, outputSchema: (await app.inject('/api/bees/text-summarizer')).json().outputSchema, openapi: '/api/bees/text-summarizer/openapi.json' }]
+    versions: [{ version: '1.0.0', status: 'active', sunsetAt: null, inputSchema: (await app.inject('/api/bees/text-summarizer')).json().inputSchema, outputSchema: (await app.inject('/api/bees/text-summarizer')).json().outputSchema, openapi: '/api/bees/text-summarizer/openapi.json' }]
   })
 })
 
