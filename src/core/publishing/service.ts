@@ -168,7 +168,7 @@ export class PublishingService {
       updatedAt: now
     }
     checkDocumentShare(updated, maxDocumentBytes)
-    const version = await store.updateBee(updated)
+    const version = await store.updateBee(updated, stored.semver)
     // Removed since it was read: there is nothing to show changed.
     if (version === null) throw beeNotFound(id)
     await this.#options.refresh({ version, ids: [id] })

@@ -36,7 +36,7 @@ export interface CatalogDialect {
   insertWithinQuota: (bee: StoredBee, maxPerOwner: number, sealed: () => SealedRow) => ReturnType<CatalogRepository['insertBeeWithinQuota']>
   /**
    * Runs `update`, the write of a published Bee's changed row, with its search row and the next version, after
-   * `archive`, which copies the row as it was into bee_versions when the change replaces its semantic version.
+   * `archive` (when the change replaces the Bee's semantic version), which copies the row as it was into bee_versions.
    */
-  update: <T>(text: SearchText, archive: Archive, update: (query: QueryCreator<Tables>, version: Expression<number>) => Promise<T>) => Promise<T>
+  update: <T>(text: SearchText, archive: Archive | null, update: (query: QueryCreator<Tables>, version: Expression<number>) => Promise<T>) => Promise<T>
 }

@@ -162,10 +162,10 @@ export interface CatalogRepository {
    */
   insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<{ outcome: 'inserted', version: number } | { outcome: 'taken' } | { outcome: 'over-quota' }>
   /**
-   * The catalog version the change committed as; null when there was no such Bee. A change of `semver` keeps the
-   * version it replaces (see earlierVersions), in the same commit.
+   * The catalog version the change committed as; null when there was no such Bee. `replaces`: the version the change
+   * replaces (the stored `semver`, when the change's differs), kept in the same commit (see earlierVersions).
    */
-  updateBee (bee: ChangedBee): Promise<number | null>
+  updateBee (bee: ChangedBee, replaces?: string): Promise<number | null>
   /** A published Bee's earlier versions, the latest first (its current one is its row's). */
   earlierVersions (id: string): Promise<EarlierVersion[]>
   deleteBee (id: string): Promise<boolean>

@@ -259,17 +259,19 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: CatalogDialec
       return await dialect.insertWithinQuota(bee, maxPerOwner, () => toRow(bee, box))
     },
 
-    async updateBee (bee) {
+    async updateBee (bee, replaces) {
       const { id, ...row } = changedRow(bee)
       const update = (query: QueryCreator<Tables>, version: Expression<number>) => query.updateTable('published_bees')
         .set({ ...row, change_seq: version }).where('id', '=', id).returning('change_seq').executeTakeFirst()
-      // Kept only when the change replaces the version: a change of status or price keeps it.
-      const archive = (query: QueryCreator<Tables>) => query.insertInto('bee_versions')
-        .columns(['bee_id', 'semver', 'endpoint', 'input_schema', 'output_schema', 'replaced_at'])
-        .expression((eb) => eb.selectFrom('published_bees')
-          .select(['id', 'semver', 'endpoint', 'input_schema', 'output_schema', sql.val(bee.updatedAt).as('replaced_at')])
-          .where('id', '=', id).where('semver', '<>', bee.semver))
-        .onConflict((oc) => oc.columns(['bee_id', 'semver']).doNothing())
+      // The row as it is when the change commits: the version it replaces, unless another change replaced it meanwhile.
+      const archive = replaces === undefined || replaces === bee.semver
+        ? null
+        : (query: QueryCreator<Tables>) => query.insertInto('bee_versions')
+            .columns(['bee_id', 'semver', 'endpoint', 'input_schema', 'output_schema', 'replaced_at'])
+            .expression((eb) => eb.selectFrom('published_bees')
+              .select(['id', 'semver', 'endpoint', 'input_schema', 'output_schema', sql.val(bee.updatedAt).as('replaced_at')])
+              .where('id', '=', id).where('semver', '=', replaces))
+            .onConflict((oc) => oc.columns(['bee_id', 'semver']).doNothing())
       const updated = await dialect.update(bee, archive, update)
       return updated === undefined ? null : Number(updated.change_seq)
     },

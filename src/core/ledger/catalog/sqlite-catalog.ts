@@ -58,7 +58,7 @@ export function sqliteCatalog (db: Kysely<Tables>, notifications: CatalogNotific
     },
 
     update: async (text, archive, update) => await change((trx) => index(trx, text, text.id), async (query, version) => {
-      await archive(query).execute()
+      if (archive !== null) await archive(query).execute()
       return await update(query, version)
     })
   }
