@@ -73,6 +73,7 @@ for (const backend of backends) {
     const compatible = await patch({ inputSchema: { ...withMode(['text', 'mode']), properties: { ...withMode([]).properties, note: { type: 'string' } } } })
     t.equal(compatible.json().version, '2.1.0', 'a compatible change of schema makes the next minor by itself')
     t.equal((await patch({ status: 'active', name: 'Shouter, renamed' })).json().version, '2.1.0', 'a change of neither schema nor endpoint keeps the version')
+    t.match((await app.inject({ url: '/api/bees/shouter.md', headers: { host: 'localhost:3000' } })).body, '- Version: 2.1.0', 'the Markdown view names it')
     t.equal((await call({ text: 'hi', mode: 'loud' }, '2.0')).headers['bee-version'], '2.0.0', 'a minor pin takes that minor')
     t.equal((await call({ text: 'hi', mode: 'loud' }, '2')).headers['bee-version'], '2.1.0', 'a major pin takes its highest')
 
