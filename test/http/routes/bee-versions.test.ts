@@ -63,6 +63,14 @@ for (const backend of backends) {
     t.match((await call({ text: 5 }, '1.0.0')).json(), { code: 'VALIDATION_FAILED', details: [{ field: '/text' }] }, 'version 1\'s schema still applies')
     t.equal((await call({ text: 'hi', mode: 'loud' }, '2')).statusCode, 200)
 
+    if (backend.name === 'postgres') {
+      // Another instance on the same database serves the pinned version as well (SQLite: one process owns the file).
+      const other = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1', DATABASE_URL: db.url, REMOTE_BEE_TIMEOUT_MS: '2000' } })
+      const there = await other.inject({ method: 'POST', url: '/api/bees/shouter/execute', payload: { text: 'there' }, headers: { 'bee-version': '1' } })
+      t.equal(there.headers['bee-version'], '1.0.0', 'another instance serves version 1 to a caller pinned to it')
+      t.equal(fake.calls.at(-1)?.headers['bee-version'], '1.0.0')
+    }
+
     const unknown = await call({ text: 'hi' }, '3')
     t.equal(unknown.statusCode, 404)
     t.match(unknown.json(), { code: 'BEE_VERSION_NOT_FOUND', message: /no version matching Bee-Version 3; its latest is 2\.0\.0/ })
