@@ -61,6 +61,7 @@ function execution (bee: RegisteredBee, admission: Admission): Step<{ execution:
       verificationToken: token !== undefined && isVerificationToken(token) ? token : null,
       resource: admission.resource ?? `urn:apiary:bee:${id}`,
       presentedPayment: admission.x402Payment ?? null,
+      pin: admission.version ?? null,
       claim: null,
       hold: null,
       included: null,

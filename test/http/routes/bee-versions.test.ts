@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { test } from 'tap'
 import { backends } from '../../databases.js'
 import { startFakeBee } from '../../fake-bee.js'
-import { build } from '../../helper.js'
+import { build, createWallet } from '../../helper.js'
 import { beeBody, createPublisher, publish, shoutInput } from '../../publishing-helper.js'
 
 const withMode = (required: string[]) => ({
@@ -70,6 +70,17 @@ for (const backend of backends) {
       t.equal(there.headers['bee-version'], '1.0.0', 'another instance serves version 1 to a caller pinned to it')
       t.equal(fake.calls.at(-1)?.headers['bee-version'], '1.0.0')
     }
+
+    const wallet = await createWallet(app, 1)
+    const keyed = (version?: string) => app.inject({
+      method: 'POST',
+      url: '/api/bees/shouter/execute',
+      payload: { text: 'hi' },
+      headers: { 'idempotency-key': 'k-1', 'x-registry-wallet-token': wallet.token, ...(version === undefined ? {} : { 'bee-version': version }) }
+    })
+    t.equal((await keyed('1')).statusCode, 200)
+    t.equal((await keyed('1')).headers['idempotent-replayed'], 'true', 'a pinned call retried with its key replays')
+    t.match((await keyed('1.0')).json(), { code: 'IDEMPOTENCY_KEY_REUSED' }, 'the key with another pin is another request')
 
     const unknown = await call({ text: 'hi' }, '3')
     t.equal(unknown.statusCode, 404)
