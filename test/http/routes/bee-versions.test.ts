@@ -106,6 +106,8 @@ for (const backend of backends) {
     t.match(versions, [{ status: 'active', sunsetAt: null }, { status: 'active', sunsetAt: null }, { status: 'deprecated', sunsetAt: /^\d{4}-/ }])
     const document = (await app.inject(versions[1].openapi)).json()
     await t.resolves(SwaggerParser.validate(structuredClone(document)), 'a valid OpenAPI document')
+    t.match(document.paths['/api/bees/shouter/execute'].post.parameters.find((p: { name: string }) => p.name === 'bee-version'), { in: 'header', example: '2.0.0' },
+      'whose Bee-Version example calls that version')
     t.equal((await app.inject('/api/bees/shouter/openapi.json?version=7')).statusCode, 404)
 
     t.equal((await app.inject({ method: 'DELETE', url: '/api/bees/shouter', headers: publisher.headers })).statusCode, 204)
