@@ -27,5 +27,6 @@ export const META = {
   charge: 'ai.apiary/charge'
 } as const
 
-/** A pinned version as `_meta` or metadata carries it: a number (1) reads as its text; any other value is refused by the core. */
-export const pinOf = (value: unknown): string | undefined => value === undefined || typeof value === 'string' ? value : String(value)
+/** A pinned version as `_meta` or metadata carries it: a number (1) reads as its text; any other value, as JSON, is refused by the core. */
+export const pinOf = (value: unknown): string | undefined =>
+  value === undefined || typeof value === 'string' ? value : typeof value === 'number' ? String(value) : JSON.stringify(value)

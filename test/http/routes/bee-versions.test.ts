@@ -159,6 +159,7 @@ test('MCP and A2A callers pin in _meta and metadata', async (t) => {
   t.equal(fake.calls.at(-1)?.headers['bee-version'], '1.0.0')
   t.match(await mcp({ 'ai.apiary/beeVersion': 1 }), { structuredContent: { shout: 'HI' } }, 'a number pins too')
   t.match(JSON.stringify(await mcp({ 'ai.apiary/beeVersion': '9' })), /BEE_VERSION_NOT_FOUND/)
+  t.match(JSON.stringify(await mcp({ 'ai.apiary/beeVersion': [1] })), /INVALID_VERSION/, 'anything else is not a pin')
 
   const a2a = async (metadata: Record<string, unknown>) => (await app.inject({
     method: 'POST',
