@@ -55,6 +55,10 @@ function publishedOperation (generic: Operation, bee: RegisteredBee, codes: Erro
   operation.description = description
   operation.security = bee.paid ? [{ walletToken: [] }] : []
   operation.parameters = (operation.parameters ?? []).filter((parameter) => !('in' in parameter && parameter.in === 'path'))
+  // The version this document describes: a client that sends it keeps calling that version after newer ones come.
+  for (const parameter of operation.parameters) {
+    if ('in' in parameter && parameter.in === 'header' && parameter.name === 'bee-version') parameter.example = bee.record.version
+  }
   operation.requestBody = {
     required: true,
     content: { 'application/json': { schema: forOpenApiDocument(inputSchema as Json) as OpenAPIV3.SchemaObject } }
