@@ -56,6 +56,10 @@ export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy): Registere
     ...describe(bee),
     execute: (input, context) => {
       secrets ??= bee.secrets()
+      if (bee.upstreamMapping != null) {
+        const target = { beeId: bee.id, mapping: bee.upstreamMapping, credential: secrets.upstreamCredential }
+        return proxy.callMapped(target, input as Record<string, unknown>, context)
+      }
       return proxy.call({
         beeId: bee.id,
         endpoint: bee.endpoint,

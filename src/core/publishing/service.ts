@@ -10,6 +10,7 @@ import { checkDocumentShare, keptSchema, priceOf, type PricingChoice, refused, s
 import type { OwnChange } from './catalog-sync.js'
 import type { EgressPolicy } from './egress.js'
 import { nextStatus } from './lifecycle.js'
+import type { RequestMapping } from './request-mapping.js'
 import { managed, managedPublished } from './managed-bee.js'
 import { toInputSchema, toOutputSchema } from './schema-conversion.js'
 
@@ -33,6 +34,8 @@ export interface Publication extends Omit<BeeFields, 'colony' | 'config'> {
   colony?: string | undefined
   config?: BeeFields['config'] | undefined
   rateLimit?: { callsPerMinute: number } | undefined
+  /** An imported OpenAPI operation's: how its calls become the upstream's requests, and the upstream's credential. */
+  upstream?: { mapping: RequestMapping, credential: string | null } | undefined
 }
 
 /** The fields to change (absent: kept); status changes follow the lifecycle. */
@@ -100,6 +103,8 @@ export class PublishingService {
       sunsetAt: null,
       callsPerMinute: bee.rateLimit?.callsPerMinute ?? null,
       signingSecret: newSecret('bsk'),
+      upstreamMapping: bee.upstream?.mapping ?? null,
+      upstreamCredential: bee.upstream?.credential ?? null,
       version: 1,
       createdAt: now,
       updatedAt: now

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../publishing/json-schema.js'
+import type { RequestMapping } from '../../publishing/request-mapping.js'
 import type { BeeStatus, SubscriptionPlan } from '../../schemas.js'
 
 export interface Publisher {
@@ -32,6 +33,10 @@ export interface StoredBee {
   /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
   previousSigningSecret?: string | null
   previousSecretExpiresAt?: string | null
+  /** An imported OpenAPI operation's mapping to its upstream's own requests; absent or null for Apiary's own contract. */
+  upstreamMapping?: RequestMapping | null
+  /** The imported upstream's credential (an API key or bearer token), sealed at rest; written only when the Bee is published. */
+  upstreamCredential?: string | null
   version: number
   createdAt: string
   updatedAt: string
@@ -41,11 +46,11 @@ export interface StoredBee {
  * A published Bee as a change writes it: everything but its signing secrets, which only a rotation writes
  * (rotateSigningSecret), so a change never writes back a secret it read before a rotation.
  */
-export type ChangedBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'previousSecretExpiresAt'>
+export type ChangedBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'previousSecretExpiresAt' | 'upstreamCredential'>
 
 /** A published Bee as the sync loads it: its signing secrets stay sealed until its first call opens them. */
-export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret'> & {
-  secrets (): { signingSecret: string, previousSigningSecret: string | null }
+export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'upstreamCredential'> & {
+  secrets (): { signingSecret: string, previousSigningSecret: string | null, upstreamCredential: string | null }
 }
 
 /** A stored row this version cannot read (its stored JSON does not parse): listings skip it, as its detail does. */
