@@ -34,6 +34,7 @@ export const ERROR_CATALOG = {
   IMPORT_SWAGGER_UNSUPPORTED: { 400: 'An OpenAPI import\'s document is Swagger 2.0: convert it to OpenAPI 3 first (see [Publishing Bees](publishers.md)).' },
   IMPORT_OPERATION_UNKNOWN: { 400: 'An OpenAPI import chose an operation (by `operationId`, or `method` and `path`) the document does not have.' },
   IMPORT_OPERATION_REFUSED: { 400: 'An OpenAPI import chose an operation that fails a check of its preview (its id, server, parameters, credential, input or output schema); the message lists them.' },
+  IMPORTED_BEE_FIELD: { 400: 'A PATCH of an imported Bee\'s `endpoint`, `inputSchema` or `outputSchema`, which follow its OpenAPI operation: remove the Bee and import the operation again.' },
   WEBSITE_FORBIDDEN: { 400: 'A preparation\'s `websiteUrl` carries credentials or is a loopback, private or reserved IP address (host names are checked at every connection of the crawl).' },
   OUTPUT_INVALID: { 400: 'A reviewed `schemaOrgJsonLd` or `agentManifest` is not serialized JSON holding an object (`agentManifest` may be empty).' },
   PATCH_MIXED: { 400: 'A preparation PATCH with both new inputs and `outputFiles` edits.' },

@@ -302,7 +302,12 @@ export class OpenApiImport {
       const named = choice.operationId ?? `${choice.method ?? '?'} ${choice.path ?? '?'}`
       if (found === undefined) throw failure('IMPORT_OPERATION_UNKNOWN', `The document has no operation ${named}.`)
       const candidate = choice.id === undefined ? found : this.#withId(found, choice.id)
+      const place = candidate.mapping.credential
       const failed = candidate.checks.filter((check) => !check.passed)
+      if (place !== null && request.credential === undefined) {
+        const where = place.in === 'bearer' ? 'a bearer token' : `an API key in the ${place.in} ${place.name}`
+        failed.push({ name: 'credential', passed: false, message: `the operation needs ${where}: send it as credential` })
+      }
       if (failed.length > 0) {
         throw failure('IMPORT_OPERATION_REFUSED', `${named} cannot be imported: ${failed.map((check) => `${check.name}: ${check.message ?? ''}`).join('; ')}.`)
       }

@@ -142,6 +142,12 @@ export class PublishingService {
     // Its signing secrets stay sealed: no change writes them (see ChangedBee).
     const stored = owned(principal, await store.catalogBee(id), () => beeNotFound(id))
     const next = nextStatus(stored, change, byAdmin)
+    const mapped = (['endpoint', 'inputSchema', 'outputSchema'] as const).find((field) => change[field] !== undefined)
+    if (stored.upstreamMapping != null && mapped !== undefined) {
+      // Its request mapping was made from those, so changing one alone would send calls the upstream does not expect.
+      throw failure('IMPORTED_BEE_FIELD',
+        `${id} was imported from an OpenAPI operation: its ${mapped} follows the operation. Remove it and import the operation again.`)
+    }
     if (change.endpoint !== undefined) await this.#checkEndpoint(change.endpoint)
     const { secrets: _sealed, ...kept } = stored
     const updated: ChangedBee = {

@@ -123,7 +123,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: ManagedBee,
         ...bodyRefusals('The body does not match its schema, a price, schema or endpoint is refused, or the status change is not allowed as sent.',
-          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION']),
+          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION', 'IMPORTED_BEE_FIELD']),
         401: PRINCIPAL_REQUIRED,
         403: refusal('The Bee is built in (only its status changes, by the operator), or only the operator may revive it.', ['BEE_RESERVED', 'BEE_DEPRECATED']),
         404: BEE_NOT_FOUND,

@@ -1,9 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { backends } from '../../databases.js'
+import { backends, runSql } from '../../databases.js'
 import { PETSTORE_KEY, petstoreDocument, startFakePetstore } from '../../fake-petstore.js'
-import { adminHeaders, balanceOf, build, createWallet, execute } from '../../helper.js'
+import { adminHeaders, balanceOf, build, createWallet, execute, SECRETS_KEY } from '../../helper.js'
 import { createPublisher } from '../../publishing-helper.js'
 
 type Build = Parameters<typeof build>[0]
@@ -101,6 +101,14 @@ test('imported Bees are described in OpenAPI and call the upstream in its own la
   t.same(JSON.parse(petstore.requests.at(-1)?.body ?? ''), { name: 'Kit', tag: 'cat' })
   t.equal(petstore.requests.at(-1)?.headers['content-type'], 'application/json')
 
+  const patched = await app.inject({ method: 'PATCH', url: '/api/bees/pets-list-pets', headers: publisher.headers, payload: { inputSchema: { type: 'object' } } })
+  t.equal(patched.json().code, 'IMPORTED_BEE_FIELD', 'its schemas follow the operation')
+  const renamed = await app.inject({ method: 'PATCH', url: '/api/bees/pets-list-pets', headers: publisher.headers, payload: { name: 'All pets', status: 'inactive' } })
+  t.equal(renamed.statusCode, 200, 'its name and status change as any Bee\'s')
+  const reactivated = await app.inject({ method: 'PATCH', url: '/api/bees/pets-list-pets', headers: publisher.headers, payload: { status: 'active' } })
+  t.equal(reactivated.statusCode, 200)
+  t.match((await execute(app, 'pets-list-pets', {})).json(), { result: { data: [{ id: 1 }, { id: 2 }] } }, 'a change keeps its mapping')
+
   const answers = [applied.body, (await app.inject({ url: '/api/bees/pets-show-pet-by-id', headers: publisher.headers })).body]
   t.notOk(answers.some((body) => body.includes(PETSTORE_KEY)), 'no answer shows the credential')
   t.notOk(logLines.some((line) => line.includes(PETSTORE_KEY)), 'no log line holds the credential')
@@ -158,6 +166,9 @@ test('a document that is not OpenAPI 3, or a choice it does not allow, is a clea
   const refused = await post(app, '/api/imports', publisher.headers, { source: { document: cookie }, operations: [{ operationId: 'listPets', priceMicros: 0 }] })
   t.equal(refused.json().code, 'IMPORT_OPERATION_REFUSED')
   t.match(refused.json().message, /parameters: parameter session is in cookie/)
+  const keyless = await post(app, '/api/imports', publisher.headers, { source: { document }, operations: [{ operationId: 'listPets', priceMicros: 0 }] })
+  t.equal(keyless.json().code, 'IMPORT_OPERATION_REFUSED')
+  t.match(keyless.json().message, /needs an API key in the header X-Api-Key: send it as credential/)
   const byOperator = await post(app, '/api/imports', adminHeaders, { source: { document }, operations: [{ operationId: 'listPets', priceMicros: 0 }] })
   t.equal(byOperator.statusCode, 403)
   t.equal(byOperator.json().code, 'PUBLISHER_REQUIRED')
@@ -166,23 +177,33 @@ test('a document that is not OpenAPI 3, or a choice it does not allow, is a clea
 })
 
 for (const backend of backends) {
-  test(`an imported Bee's mapping and sealed credential are stored and served (${backend.name})`, { skip: backend.skip }, async (t) => {
+  test(`an imported Bee's mapping and sealed credential are stored, served, and resealed with a new key (${backend.name})`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const { app, petstore, publisher } = await setup(t, { DATABASE_URL: database.url })
-    const applied = await post(app, '/api/imports', publisher.headers, {
+    const petstore = await startFakePetstore()
+    t.teardown(petstore.close)
+    const env = (extra: Record<string, string>) => ({ env: { DATABASE_URL: database.url, EGRESS_ALLOWLIST: '127.0.0.1', ...extra } })
+    const first = await build({ teardown: () => {} }, env({}))
+    const publisher = await createPublisher(first)
+    const applied = await post(first, '/api/imports', publisher.headers, {
       source: { document: petstoreDocument(petstore.url) }, credential: PETSTORE_KEY, operations: [{ operationId: 'showPetById', priceMicros: 0 }]
     })
     t.equal(applied.statusCode, 201, applied.body)
-    // A second instance on the same database loads the Bee from storage alone.
-    const second = await build(t, { env: { DATABASE_URL: database.url, EGRESS_ALLOWLIST: '127.0.0.1' } })
-    const shown = await execute(second, 'show-pet-by-id', { petId: '2' })
-    t.match(shown.json(), { result: { id: 2, name: 'Tom' } })
+    await first.close()
+    const stored = async () => (await runSql(database, ['SELECT upstream_mapping, upstream_credential FROM published_bees WHERE id = \'show-pet-by-id\'']) as Array<Record<string, string>>)[0]
+    const before = await stored()
+    t.match(JSON.parse(before?.upstream_mapping ?? '{}'), { method: 'GET', path: '/pets/{petId}', credential: { in: 'header', name: 'X-Api-Key' } })
+    t.match(before?.upstream_credential, /^enc1:/, 'the credential is sealed at rest')
+    t.notOk(before?.upstream_credential?.includes(PETSTORE_KEY))
+
+    // A start with a new SECRETS_KEY (the old one as previous) reseals it; then the old key is no longer needed.
+    const newKey = Buffer.alloc(32, 0x7a).toString('base64')
+    const rotated = await build({ teardown: () => {} }, env({ SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: SECRETS_KEY }))
+    await rotated.close()
+    t.not((await stored())?.upstream_credential?.split(':')[1], before?.upstream_credential?.split(':')[1], 'resealed under the new key')
+    const later = await build(t, env({ SECRETS_KEY: newKey }))
+    const shown = await execute(later, 'show-pet-by-id', { petId: '2' })
+    t.match(shown.json(), { result: { id: 2, name: 'Tom' } }, 'the Bee is served from storage alone')
     t.equal(petstore.requests.at(-1)?.headers['x-api-key'], PETSTORE_KEY)
-    const { runSql } = await import('../../databases.js')
-    const [row] = await runSql(database, ['SELECT upstream_mapping, upstream_credential FROM published_bees WHERE id = \'show-pet-by-id\'']) as Array<Record<string, string>>
-    t.match(JSON.parse(row?.upstream_mapping ?? '{}'), { method: 'GET', path: '/pets/{petId}' })
-    t.match(row?.upstream_credential, /^enc1:/, 'the credential is sealed at rest')
-    t.notOk(row?.upstream_credential?.includes(PETSTORE_KEY))
   })
 }

@@ -115,7 +115,7 @@ export interface CatalogRepository {
    */
   rotateSigningSecret (id: string, secret: string, previousUntil: string | null): Promise<boolean>
   /**
-   * Re-encrypts every stored signing secret not encrypted with the current key (stored before
+   * Re-encrypts every stored signing secret and upstream credential not encrypted with the current key (stored before
    * encryption, or under a previous key) and drops expired previous secrets. Throws WrongSecretsKey
    * when one does not decrypt with any known key. Returns how many Bees were rewritten.
    */

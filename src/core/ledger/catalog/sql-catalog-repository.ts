@@ -8,7 +8,7 @@ import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilte
 import type { CatalogDialect } from './catalog-dialect.js'
 import { inserting, insertRow, type SealedRow } from './insert-row.js'
 import type { CatalogNotifications } from './notifications.js'
-import { staleSecrets } from './stale-secrets.js'
+import { staleCredentials, staleSecrets } from './stale-secrets.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
 
@@ -183,6 +183,13 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: CatalogDialec
           previous_signing_secret: previousSecret === null ? null : stale(previous) ? box.seal(previousSecret, row.id) : previous,
           previous_secret_expires_at: previous === null ? null : row.previous_secret_expires_at
         }).where('id', '=', row.id).where('signing_secret', '=', row.signing_secret).executeTakeFirst()
+        rewritten += Number(result.numUpdatedRows)
+      }
+      for (const row of await staleCredentials(db, box.currentPrefix()).execute()) {
+        const sealed = row.upstream_credential as string
+        const credential = box.open(sealed, upstreamContext(row.id))
+        const result = await db.updateTable('published_bees').set({ upstream_credential: box.seal(credential, upstreamContext(row.id)) })
+          .where('id', '=', row.id).where('upstream_credential', '=', sealed).executeTakeFirst()
         rewritten += Number(result.numUpdatedRows)
       }
       return rewritten
