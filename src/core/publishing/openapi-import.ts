@@ -1,4 +1,4 @@
-import SwaggerParser from '@apidevtools/swagger-parser'
+import type SwaggerParser from '@apidevtools/swagger-parser'
 import type { OpenAPIV3 } from 'openapi-types'
 import type { Static } from 'typebox'
 import { failure } from '../errors.js'
@@ -357,7 +357,7 @@ export class OpenApiImport {
     }
     const checks: ImportCheck[] = [
       checkOf('id', await this.#idProblem(id)),
-      checkOf('server', serverUrl === null ? 'the server URL is not an absolute URL: give serverUrl' : await this.#options.egress.check(serverUrl)),
+      checkOf('server', serverUrl === null ? 'the server URL is not an absolute URL: give serverUrl' : await this.#serverProblem(serverUrl)),
       checkOf('parameters', shaped.problems.length === 0 ? null : shaped.problems.join('; ')),
       checkOf('credential', credential.problem),
       input.check,
@@ -378,6 +378,10 @@ export class OpenApiImport {
       checks,
       importable: checks.every((check) => check.passed)
     }
+  }
+
+  async #serverProblem (serverUrl: string): Promise<string | null> {
+    return (await this.#options.egress.check(serverUrl))?.replace(/^endpoint/, 'the server') ?? null
   }
 
   async #idProblem (id: string): Promise<string | null> {
@@ -413,9 +417,11 @@ export class OpenApiImport {
   async #parse (api: string | object, resolvers: Record<string, object>): Promise<Document> {
     const version = isObject(api) ? api.swagger : undefined
     if (version !== undefined) throw swaggerRefused()
+    // Imported with the first import, not at start: the parser and its validators are a start's cost that only imports need.
+    const { default: parser } = await import('@apidevtools/swagger-parser')
     let document: Document
     try {
-      document = await SwaggerParser.validate(api as never, {
+      document = await parser.validate(api as never, {
         resolve: { external: false, file: false, http: false, ...resolvers },
         dereference: { circular: 'ignore' }
       } as SwaggerParser.Options) as Document

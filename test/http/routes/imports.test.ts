@@ -95,6 +95,15 @@ test('imported Bees are described in OpenAPI and call the upstream in its own la
   t.match(listed.json(), { result: { data: [{ id: 2, name: 'Tom' }] } })
   t.equal(petstore.requests.at(-1)?.url, '/v1/pets?limit=5&tag=cat')
 
+  const overMcp = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pets-list-pets', arguments: { tag: ['dog'] } } }
+  })
+  t.match(overMcp.json(), { result: { structuredContent: { data: [{ id: 1, name: 'Rex' }] } } }, 'MCP calls it through the same core')
+  t.equal(petstore.requests.at(-1)?.url, '/v1/pets?tag=dog')
+
   const created = await execute(app, 'pets-create-pet', { name: 'Kit', tag: 'cat' })
   t.equal(created.statusCode, 200, created.body)
   t.match(created.json(), { result: { id: 3, name: 'Kit' } })
