@@ -9,8 +9,8 @@ export interface FakePetstore {
   requests: Array<{ method: string, url: string, headers: IncomingHttpHeaders, body: string }>
   /** Answer every request with this status (500, say) instead of the pets. */
   failWith: number | null
-  /** Served at GET /openapi.json, without a key. */
-  document: object | null
+  /** Served at GET /openapi.json, without a key; a string as YAML. */
+  document: object | string | null
   close (): Promise<void>
 }
 
@@ -28,6 +28,7 @@ export async function startFakePetstore (): Promise<FakePetstore> {
       const send = (status: number, value: unknown) => {
         response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value))
       }
+      if (request.url === '/openapi.json' && typeof fake.document === 'string') return response.writeHead(200, { 'content-type': 'application/yaml' }).end(fake.document)
       if (request.url === '/openapi.json' && fake.document !== null) return send(200, fake.document)
       if (fake.failWith !== null) return send(fake.failWith, { message: 'broken' })
       if (request.headers['x-api-key'] !== PETSTORE_KEY) return send(401, { message: 'no key' })

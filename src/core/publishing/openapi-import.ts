@@ -9,6 +9,7 @@ import type { Registry } from '../registry.js'
 import { BEE_ID_SHAPE, type ManagedBee } from '../schemas.js'
 import type { EgressPolicy } from './egress.js'
 import { isObject, SchemaRefused, type Json, type JsonObject } from './json-schema.js'
+import { openApiSchemaProblem } from './openapi-document-validation.js'
 import type { RemoteBeeProxy } from './proxy.js'
 import { SendFailure } from './proxy.js'
 import { WHOLE_BODY, WRAPPED_ANSWER, type ParameterPlace, type RequestMapping } from './request-mapping.js'
@@ -409,27 +410,41 @@ export class OpenApiImport {
       // disk. It is named as a YAML file (JSON is YAML), not by its URL: the parser rewrites a relative server against
       // a URL it read from, and drops the port as it does. serverOf resolves them here instead.
       const fetchedOnly = { order: 1, canRead: true, read: () => fetched.text }
-      return { document: await this.#parse(FETCHED_NAME, { fetched: fetchedOnly }), base: source.url }
+      const parser = await swaggerParser()
+      const parsed = await invalidUnless(async () => await parser.parse(FETCHED_NAME, { ...PARSING, resolve: { ...PARSING.resolve, fetched: fetchedOnly } }))
+      return { document: await this.#validate(parsed), base: source.url }
     }
-    return { document: await this.#parse(structuredClone(source.document), {}), base: undefined }
+    return { document: await this.#validate(structuredClone(source.document)), base: undefined }
   }
 
-  async #parse (api: string | object, resolvers: Record<string, object>): Promise<Document> {
-    const version = isObject(api) ? api.swagger : undefined
-    if (version !== undefined) throw swaggerRefused()
-    // Imported with the first import, not at start: the parser and its validators are a start's cost that only imports need.
-    const { default: parser } = await import('@apidevtools/swagger-parser')
-    let document: Document
-    try {
-      document = await parser.validate(api as never, {
-        resolve: { external: false, file: false, http: false, ...resolvers },
-        dereference: { circular: 'ignore' }
-      } as SwaggerParser.Options) as Document
-    } catch (error) {
-      throw failure('IMPORT_DOCUMENT_INVALID', `The document is not a valid OpenAPI 3.0 or 3.1 document: ${(error as Error).message.slice(0, 1000)}`)
-    }
+  /**
+   * The document checked against the OpenAPI 3.0 or 3.1 JSON Schema, then by swagger-parser's own rules (unique
+   * operationIds, path parameters declared, …) and dereferenced. Its schema check is skipped there: it compiles the
+   * specification's schema at every call (see openapi-document-validation.ts).
+   */
+  async #validate (document: object): Promise<Document> {
     if ('swagger' in document) throw swaggerRefused()
-    return document
+    const problem = await openApiSchemaProblem(document)
+    if (problem !== null) throw invalid(problem)
+    const parser = await swaggerParser()
+    const options = { ...PARSING, validate: { schema: false, spec: true } } as SwaggerParser.Options
+    return await invalidUnless(async () => await parser.validate(document as never, options) as Document)
+  }
+}
+
+/** Only the document given is read: no file, no URL (an external $ref stays as it is, and fails the schema checks). */
+const PARSING = { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' as const } }
+
+/** Imported with the first import, not at start: a start's cost that only imports need. */
+const swaggerParser = async () => (await import('@apidevtools/swagger-parser')).default
+
+const invalid = (why: string) => failure('IMPORT_DOCUMENT_INVALID', `The document is not a valid OpenAPI 3.0 or 3.1 document: ${why.slice(0, 1000)}`)
+
+async function invalidUnless<T> (run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    throw invalid((error as Error).message)
   }
 }
 

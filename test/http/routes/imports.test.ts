@@ -144,6 +144,24 @@ test('a document from a URL is fetched through the egress guard', async (t) => {
   t.equal(fromUrl.statusCode, 200, fromUrl.body)
   t.equal(fromUrl.json().operations[0].mapping.serverUrl, `${petstore.url}/v1`, 'a relative server resolves against the document\'s URL')
 
+  petstore.document = [
+    'openapi: 3.1.0',
+    'info: {title: Petstore, version: "1"}',
+    'servers: [{url: /v1}]',
+    'paths:',
+    '  /pets/{petId}:',
+    '    get:',
+    '      operationId: showPet',
+    '      parameters: [{name: petId, in: path, required: true, schema: {type: integer}}]',
+    '      responses: {"200": {description: A pet., content: {application/json: {schema: {type: object}}}}}'
+  ].join('\n')
+  const fromYaml = await post(app, '/api/imports/preview', publisher.headers, { source: { url: `${petstore.url}/openapi.json` } })
+  t.match(fromYaml.json(), { operations: [{ id: 'show-pet', inputSchema: { properties: { petId: { type: 'integer' } } }, importable: true }] }, 'YAML too')
+  petstore.document = 'openapi: [unclosed'
+  t.equal((await post(app, '/api/imports/preview', publisher.headers, { source: { url: `${petstore.url}/openapi.json` } })).json().code, 'IMPORT_DOCUMENT_INVALID')
+  const missing = await post(app, '/api/imports/preview', publisher.headers, { source: { url: `${petstore.url}/nothing.json` } })
+  t.equal(missing.json().code, 'IMPORT_SOURCE_UNREADABLE')
+
   const guarded = await build(t)
   const other = await createPublisher(guarded)
   for (const url of [`${petstore.url}/openapi.json`, 'http://169.254.169.254/openapi.json', 'https://10.0.0.1/openapi.json']) {
@@ -151,7 +169,7 @@ test('a document from a URL is fetched through the egress guard', async (t) => {
     t.equal(refused.statusCode, 400, url)
     t.equal(refused.json().code, 'IMPORT_SOURCE_FORBIDDEN', url)
   }
-  t.equal(petstore.requests.filter((request) => request.url === '/openapi.json').length, 1, 'nothing was fetched from a private address')
+  t.equal(petstore.requests.filter((request) => request.url === '/openapi.json').length, 3, 'nothing was fetched from a private address')
 })
 
 test('a document that is not OpenAPI 3, or a choice it does not allow, is a clear 400', async (t) => {
