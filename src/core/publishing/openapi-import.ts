@@ -260,6 +260,11 @@ function schemaCheck (name: 'inputSchema' | 'outputSchema', convert: () => JsonO
   }
 }
 
+function getOrSet<K, V> (map: Map<K, V>, key: K, make: () => V): V {
+  if (!map.has(key)) map.set(key, make())
+  return map.get(key) as V
+}
+
 const checkOf = (name: ImportCheck['name'], problem: string | null): ImportCheck =>
   problem === null ? { name, passed: true } : { name, passed: false, message: problem }
 
@@ -278,12 +283,16 @@ export class OpenApiImport {
   /** What each operation of the document would become. */
   async preview (caller: Caller, request: ImportRequest): Promise<ImportCandidate[]> {
     const { document, base } = await this.#load(request.source)
+    // Most operations share a server: each is checked (a DNS lookup) once per preview.
+    const servers = new Map<string, Promise<string | null>>()
+    const serverProblem = async (url: string) => await getOrSet(servers, url, async () =>
+      (await this.#options.egress.check(url))?.replace(/^endpoint/, 'the server') ?? null)
     const candidates: ImportCandidate[] = []
     for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
       for (const method of METHODS) {
         const operation = pathItem?.[method] as Operation | undefined
         if (pathItem === undefined || operation === undefined) continue
-        candidates.push(await this.#candidate(document, base, request, path, pathItem as OpenAPIV3.PathItemObject, method, operation))
+        candidates.push(await this.#candidate(document, base, request, path, pathItem as OpenAPIV3.PathItemObject, method, operation, serverProblem))
       }
     }
     caller.log.info({ operations: candidates.length }, 'OpenAPI import previewed')
@@ -340,7 +349,7 @@ export class OpenApiImport {
   }
 
   async #candidate (document: Document, base: string | undefined, request: ImportRequest, path: string, pathItem: OpenAPIV3.PathItemObject,
-    method: typeof METHODS[number], operation: Operation): Promise<ImportCandidate> {
+    method: typeof METHODS[number], operation: Operation, serverProblem: (url: string) => Promise<string | null>): Promise<ImportCandidate> {
     const id = idOf(request.idPrefix ?? '', operation, method, path)
     const serverUrl = request.serverUrl?.replace(/\/+$/, '') ?? serverOf(document, pathItem, operation, base)
     const shaped = shape(pathItem, operation)
@@ -358,7 +367,7 @@ export class OpenApiImport {
     }
     const checks: ImportCheck[] = [
       checkOf('id', await this.#idProblem(id)),
-      checkOf('server', serverUrl === null ? 'the server URL is not an absolute URL: give serverUrl' : await this.#serverProblem(serverUrl)),
+      checkOf('server', serverUrl === null ? 'the server URL is not an absolute URL: give serverUrl' : await serverProblem(serverUrl)),
       checkOf('parameters', shaped.problems.length === 0 ? null : shaped.problems.join('; ')),
       checkOf('credential', credential.problem),
       input.check,
@@ -379,10 +388,6 @@ export class OpenApiImport {
       checks,
       importable: checks.every((check) => check.passed)
     }
-  }
-
-  async #serverProblem (serverUrl: string): Promise<string | null> {
-    return (await this.#options.egress.check(serverUrl))?.replace(/^endpoint/, 'the server') ?? null
   }
 
   async #idProblem (id: string): Promise<string | null> {

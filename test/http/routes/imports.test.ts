@@ -185,6 +185,12 @@ test('a document that is not OpenAPI 3, or a choice it does not allow, is a clea
     t.equal(response.statusCode, 400, response.body)
     t.equal(response.json().code, code)
   }
+  const recursive = petstoreDocument(petstore.url) as any
+  recursive.components.schemas.Pet.properties.parent = { $ref: '#/components/schemas/Pet' }
+  const withLoop = await post(app, '/api/imports/preview', publisher.headers, { source: { document: recursive } })
+  t.equal(withLoop.statusCode, 200, 'a recursive schema is a failed check, not a failed preview')
+  t.match(withLoop.json().operations[2], { importable: false, checks: [{}, {}, {}, {}, { passed: true }, { name: 'outputSchema', passed: false, message: /\$ref/ }] })
+
   const document = petstoreDocument(petstore.url)
   const unknown = await post(app, '/api/imports', publisher.headers, { source: { document }, operations: [{ operationId: 'deletePet', priceMicros: 0 }] })
   t.equal(unknown.json().code, 'IMPORT_OPERATION_UNKNOWN')
