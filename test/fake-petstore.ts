@@ -63,7 +63,7 @@ const Pet30 = {
 /** The petstore described in OpenAPI 3.0 (or, with `version: '3.1'`, in 3.1), with $refs the parser resolves. */
 export function petstoreDocument (serverUrl: string, version: '3.0' | '3.1' = '3.0') {
   const pet = version === '3.0'
-    ? Pet30
+    ? structuredClone(Pet30)
     : { ...Pet30, properties: { ...Pet30.properties, tag: { type: ['string', 'null'] }, traceId: { type: ['string', 'null'] } } }
   return {
     openapi: version === '3.0' ? '3.0.3' : '3.1.0',

@@ -158,6 +158,15 @@ function parametersOf (pathItem: OpenAPIV3.PathItemObject, operation: Operation)
   return [...merged.values()]
 }
 
+/** A header's text may not break the header: no line breaks or NUL (a request with one is not sent, so its input is refused). */
+const HEADER_TEXT = '^[^\\u0000\\r\\n]*$'
+
+const headerSafe = (schema: JsonObject): JsonObject => {
+  if (schema.type === 'string' && schema.pattern === undefined) return { ...schema, pattern: HEADER_TEXT }
+  if (schema.type === 'array' && isObject(schema.items)) return { ...schema, items: headerSafe(schema.items) }
+  return schema
+}
+
 /** Header parameters OpenAPI says are ignored: the request's own content negotiation and authorization. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 
@@ -193,7 +202,8 @@ function shape (pathItem: OpenAPIV3.PathItemObject, operation: Operation): Shape
       continue
     }
     const description = parameter.description
-    properties[parameter.name] = description !== undefined && schema.description === undefined ? { ...schema, description } : schema
+    const described = description !== undefined && schema.description === undefined ? { ...schema, description } : schema
+    properties[parameter.name] = parameter.in === 'header' ? headerSafe(described) : described
     if (parameter.required === true || parameter.in === 'path') required.push(parameter.name)
     parameters.push({ name: parameter.name, in: parameter.in as ParameterPlace })
   }
@@ -256,7 +266,12 @@ function schemaCheck (name: 'inputSchema' | 'outputSchema', convert: () => JsonO
     return { check: { name, passed: true }, schema: convert() }
   } catch (error) {
     if (!(error instanceof SchemaRefused)) throw error
-    return { check: { name, passed: false, message: error.message }, schema: null }
+    // The parser inlines every $ref but a circular one, which is left pointing into the document, not the schema.
+    const circular = /\$ref "(#\/[^"]+)" points at nothing/.exec(error.message)?.[1]
+    const message = circular === undefined
+      ? error.message
+      : `${name} refers to ${circular} inside itself: a Bee's schema is written out whole, so it cannot be recursive`
+    return { check: { name, passed: false, message }, schema: null }
   }
 }
 

@@ -39,7 +39,7 @@ for (const version of ['3.0', '3.1'] as const) {
     const show = operations[2] as Record<string, any>
     t.match(show, {
       name: 'Info for a pet',
-      inputSchema: { type: 'object', properties: { petId: { type: 'string', description: 'The pet\'s id.' }, 'X-Trace-Id': { type: 'string' } }, required: ['petId'] },
+      inputSchema: { type: 'object', properties: { petId: { type: 'string', description: 'The pet\'s id.' }, 'X-Trace-Id': { type: 'string', pattern: String } }, required: ['petId'] },
       outputSchema: { type: 'object', required: ['id', 'name'], properties: { tag: { type: 'string', nullable: true } } },
       mapping: {
         method: 'GET',
@@ -86,6 +86,9 @@ test('imported Bees are described in OpenAPI and call the upstream in its own la
   t.equal(request?.headers['x-api-key'], PETSTORE_KEY, 'the credential goes where the security scheme says')
   t.equal(request?.headers['x-trace-id'], 'abc')
   t.equal(request?.headers['x-apiary-signature'], undefined, 'the upstream gets its own request, not Apiary\'s contract')
+
+  const injected = await execute(app, 'pets-show-pet-by-id', { petId: '1', 'X-Trace-Id': 'a\r\nX-Api-Key: other' }, wallet.token)
+  t.equal(injected.json().code, 'VALIDATION_FAILED', 'a header value cannot break its header')
 
   const found = await execute(app, 'pets-show-pet-by-id', { petId: '1' }, wallet.token)
   t.match(found.json(), { beeId: 'pets-show-pet-by-id', result: { id: 1, name: 'Rex', tag: 'dog' } })
@@ -189,7 +192,7 @@ test('a document that is not OpenAPI 3, or a choice it does not allow, is a clea
   recursive.components.schemas.Pet.properties.parent = { $ref: '#/components/schemas/Pet' }
   const withLoop = await post(app, '/api/imports/preview', publisher.headers, { source: { document: recursive } })
   t.equal(withLoop.statusCode, 200, 'a recursive schema is a failed check, not a failed preview')
-  t.match(withLoop.json().operations[2], { importable: false, checks: [{}, {}, {}, {}, { passed: true }, { name: 'outputSchema', passed: false, message: /\$ref/ }] })
+  t.match(withLoop.json().operations[2], { importable: false, checks: [{}, {}, {}, {}, { passed: true }, { name: 'outputSchema', passed: false, message: /refers to #\/components\/schemas\/Pet inside itself/ }] })
 
   const document = petstoreDocument(petstore.url)
   const unknown = await post(app, '/api/imports', publisher.headers, { source: { document }, operations: [{ operationId: 'deletePet', priceMicros: 0 }] })
