@@ -128,7 +128,7 @@ export class RemoteBeeProxy {
     let answer: Answer
     try {
       answer = await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
-        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }))
+        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }), request.method)
     } catch (error) {
       if (!(error instanceof SendFailure)) throw error
       if (error.kind === 'timeout') throw failure('BEE_TIMEOUT', `${beeId}'s endpoint did not answer within ${this.#options.timeoutMs} ms. You were not charged.`)
