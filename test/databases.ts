@@ -151,6 +151,8 @@ export const storedBee = <T extends object>(id: string, ownerId: string, at: str
   signingSecret: 'bsk_x',
   version: 1,
   semver: '1.0.0',
+  upstreamMapping: null,
+  upstreamCredential: null,
   createdAt: at,
   updatedAt: at,
   ...fields

@@ -40,7 +40,7 @@ test('a Bee that would take too much of the OpenAPI document is refused, at publ
 
   const published = await app.inject({ method: 'POST', url: '/api/bees', headers: publisher.headers, payload: beeBody('narrow', fake.url) })
   t.equal(published.statusCode, 201)
-  const changed = await app.inject({ method: 'PATCH', url: '/api/bees/narrow', headers: publisher.headers, payload: { inputSchema: wide } })
+  const changed = await app.inject({ method: 'PATCH', url: '/api/bees/narrow', headers: publisher.headers, payload: { inputSchema: wide, version: '2.0.0' } })
   t.equal(changed.statusCode, 413)
   t.equal(changed.json().code, 'BEE_DOCUMENT_TOO_LARGE')
 })
