@@ -46,7 +46,8 @@ export default fp(async (fastify) => {
     refresh,
     currency: config.PRICE_CURRENCY,
     maxBeesPerPublisher: config.PUBLISHER_MAX_BEES,
-    maxDocumentBytes: config.PUBLISHER_MAX_OPENAPI_BYTES
+    maxDocumentBytes: config.PUBLISHER_MAX_OPENAPI_BYTES,
+    runMaxSeconds: config.RUN_MAX_SECONDS
   }))
 
   fastify.addHook('onReady', async () => {

@@ -20,6 +20,7 @@ import { catalogRankingMigration } from './migrations/0017-catalog-ranking.js'
 import { catalogOwnerCountMigration } from './migrations/0018-catalog-owner-counts.js'
 import { healthVersionMigration } from './migrations/0019-bee-health-versions.js'
 import { catalogSecretKeyMigration } from './migrations/0020-catalog-secret-keys.js'
+import { runsMigration } from './migrations/0021-runs.js'
 
 /**
  * One migration set for both backends, applied in order at start by Kysely's Migrator (which takes a
@@ -49,7 +50,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0017_catalog_ranking': catalogRankingMigration(dialect),
       '0018_catalog_owner_counts': catalogOwnerCountMigration(dialect),
       '0019_bee_health_versions': healthVersionMigration,
-      '0020_catalog_secret_keys': catalogSecretKeyMigration
+      '0020_catalog_secret_keys': catalogSecretKeyMigration,
+      '0021_runs': runsMigration(dialect)
     })
   }
 }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely'
 import type { LatencyColumn } from './health/columns.js'
 import type { PreparationStatus } from '../preparations/schemas.js'
-import type { BeeStatus } from '../schemas.js'
+import type { BeeStatus, ExecutionMode } from '../schemas.js'
 
 /**
  * The stored tables, as Kysely sees them. Money columns are integer micro-units; times are ISO 8601
@@ -118,6 +118,10 @@ export interface Tables {
     sunset_at: string | null
     /** The publisher's limit of calls a minute to the Bee, all callers together; null: none. */
     calls_per_minute: number | null
+    /** How a call runs (sync, async or stream); the limit of one run, and a stream's event schema (JSON text). */
+    execution_mode: Generated<ExecutionMode>
+    max_run_seconds: Generated<number | null>
+    event_schema: Generated<string | null>
     /** The HMAC key the registry signs calls with: it must be usable, so it is stored encrypted (SecretBox), not hashed. */
     signing_secret: string
     /** After a rotation: the replaced signing secret (encrypted too), used until previous_secret_expires_at. */

@@ -6,7 +6,7 @@ import { owned } from '../ownership.js'
 import type { Caller } from '../principal.js'
 import type { RegisteredBee, Registry } from '../registry.js'
 import type { BeeStatus, ManagedBee, PublishedBee } from '../schemas.js'
-import { checkDocumentShare, keptSchema, priceOf, type PricingChoice, refused, schemaOf } from './bee-fields.js'
+import { checkDocumentShare, type ExecutionChoice, executionOf, keptSchema, priceOf, type PricingChoice, refused, schemaOf } from './bee-fields.js'
 import type { OwnChange } from './catalog-sync.js'
 import type { EgressPolicy } from './egress.js'
 import { nextStatus } from './lifecycle.js'
@@ -24,7 +24,7 @@ interface BeeFields {
   inputSchema: object
   outputSchema: object
   pricing: PricingChoice
-  config: { primaryServices: string[] }
+  config: { primaryServices?: string[] | undefined } & ExecutionChoice
 }
 
 /** A Bee to publish. */
@@ -55,6 +55,8 @@ export interface PublishingOptions {
   maxBeesPerPublisher: number
   /** PUBLISHER_MAX_OPENAPI_BYTES. */
   maxDocumentBytes: number
+  /** RUN_MAX_SECONDS: the longest run an async Bee may declare. */
+  runMaxSeconds: number
 }
 
 const STATUS_FIELDS = new Set(['status', 'statusMessage', 'sunsetAt'])
@@ -99,6 +101,7 @@ export class PublishingService {
       statusMessage: null,
       sunsetAt: null,
       callsPerMinute: bee.rateLimit?.callsPerMinute ?? null,
+      execution: executionOf(bee.config ?? {}, pricing, this.#options.runMaxSeconds),
       signingSecret: newSecret('bsk'),
       version: 1,
       createdAt: now,
@@ -139,6 +142,7 @@ export class PublishingService {
     const next = nextStatus(stored, change, byAdmin)
     if (change.endpoint !== undefined) await this.#checkEndpoint(change.endpoint)
     const { secrets: _sealed, ...kept } = stored
+    const pricing = change.pricing === undefined ? stored.pricing : priceOf(change.pricing, currency)
     const updated: ChangedBee = {
       ...kept,
       ...next,
@@ -149,7 +153,8 @@ export class PublishingService {
       endpoint: change.endpoint ?? stored.endpoint,
       inputSchema: change.inputSchema === undefined ? keptSchema(stored.inputSchema, 'inputSchema') : schemaOf(() => toInputSchema(change.inputSchema)),
       outputSchema: change.outputSchema === undefined ? keptSchema(stored.outputSchema, 'outputSchema') : schemaOf(() => toOutputSchema(change.outputSchema)),
-      pricing: change.pricing === undefined ? stored.pricing : priceOf(change.pricing, currency),
+      pricing,
+      execution: executionOf(change.config ?? {}, pricing, this.#options.runMaxSeconds, stored.execution),
       primaryServices: change.config?.primaryServices ?? stored.primaryServices,
       callsPerMinute: change.rateLimit === undefined ? stored.callsPerMinute : change.rateLimit?.callsPerMinute ?? null,
       version: stored.version + 1,

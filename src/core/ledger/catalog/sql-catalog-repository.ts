@@ -34,6 +34,9 @@ const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | SecretColumns> & { p
   status_message: bee.statusMessage,
   sunset_at: bee.sunsetAt,
   calls_per_minute: bee.callsPerMinute,
+  execution_mode: bee.execution?.mode ?? 'sync',
+  max_run_seconds: bee.execution?.maxRunSeconds ?? null,
+  event_schema: bee.execution?.eventSchema == null ? null : JSON.stringify(bee.execution.eventSchema),
   version: bee.version,
   created_at: bee.createdAt,
   updated_at: bee.updatedAt
@@ -71,6 +74,11 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
     statusMessage: row.status_message,
     sunsetAt: row.sunset_at,
     callsPerMinute: row.calls_per_minute === null ? null : Number(row.calls_per_minute),
+    execution: {
+      mode: row.execution_mode,
+      maxRunSeconds: row.max_run_seconds === null ? null : Number(row.max_run_seconds),
+      eventSchema: row.event_schema === null ? null : JSON.parse(row.event_schema) as JsonObject
+    },
     previousSecretExpiresAt: row.previous_secret_expires_at,
     version: Number(row.version),
     createdAt: row.created_at,
