@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely'
 import type { LatencyColumn } from './health/columns.js'
 import type { PreparationStatus } from '../preparations/schemas.js'
+import type { RunStatus } from '../runs/schemas.js'
 import type { BeeStatus, ExecutionMode } from '../schemas.js'
 
 /**
@@ -132,6 +133,32 @@ export interface Tables {
     updated_at: string
     /** The catalog version of the row's last change: instances read only rows changed since the version they saw. */
     change_seq: number
+  }
+  runs: {
+    id: string
+    bee_id: string
+    owner_hash: string | null
+    key_hash: string | null
+    status: RunStatus
+    /** JSON text: the validated input, forwarded again if the run is taken over. */
+    input: string
+    idempotency_key: string | null
+    hold_id: number | null
+    request_id: string
+    progress: number | null
+    /** The Honey envelope's bytes once the run succeeded. */
+    honey: string | null
+    /** JSON text: { code, message }. */
+    error: string | null
+    attempts: number
+    max_run_seconds: number
+    run_token: string | null
+    lease_until: string | null
+    created_at: string
+    started_at: string | null
+    finished_at: string | null
+    expires_at: string
+    updated_at: string
   }
   builtin_bee_states: {
     id: string
