@@ -83,17 +83,14 @@ export type Pricing = Static<typeof Pricing>
 export const EXECUTION_MODES = ['sync', 'async', 'stream'] as const
 export type ExecutionMode = typeof EXECUTION_MODES[number]
 
-export const ExecutionModeSchema = StringEnum(EXECUTION_MODES, {
-  description: 'How a call runs: sync (answered within the request), async (a run that may take up to maxRunSeconds, ' +
-    'polled at /api/runs/{id}), or stream (a data stream whose events follow eventSchema).'
-})
+export const ExecutionModeSchema = StringEnum(EXECUTION_MODES, { description: 'sync, async (a run, docs/runs.md) or stream.' })
 
 export const BeeConfig = Type.Object({
   primaryServices: Type.Array(Type.String(), { description: 'What the Bee offers, as short service names.' }),
   executionMode: ExecutionModeSchema,
   executionProvider: Type.String({ description: 'The library or upstream service that does the work.' }),
-  maxRunSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'An async or stream Bee: the longest one run may take before it fails (and is not charged).' })),
-  eventSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A stream Bee: JSON Schema of each event it sends.' }))
+  maxRunSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'async, stream: run time limit.' })),
+  eventSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'stream: JSON Schema of each event.' }))
 }, { description: 'How the Bee is executed.' })
 
 const NullableNumber = (options: { minimum: number, maximum?: number, description: string }) =>

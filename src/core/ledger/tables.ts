@@ -143,6 +143,8 @@ export interface Tables {
     /** JSON text: the validated input, forwarded again if the run is taken over. */
     input: string
     idempotency_key: string | null
+    /** What makes a retry under the same key the same request (requestHashOf). */
+    request_hash: string | null
     hold_id: number | null
     request_id: string
     progress: number | null

@@ -71,8 +71,10 @@ export class RemoteBeeProxy {
     // Cleared with the answer: AbortSignal.timeout's timer (and its WeakRef) stays until it fires, so every call of
     // the last timeout's span held one (4,700 after 10,000 calls at the bench's pace).
     const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(), this.#options.timeoutMs)
-    const signal = timeout.signal
+    // A run of an async Bee has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile.
+    const limitMs = context.timeoutMs ?? this.#options.timeoutMs
+    const timer = setTimeout(() => timeout.abort(), limitMs)
+    const signal = context.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, context.signal])
     let status: number
     let headers: Record<string, string | string[] | undefined>
     let text: string
@@ -83,6 +85,8 @@ export class RemoteBeeProxy {
           method: 'POST',
           dispatcher: agent,
           signal,
+          // undici's own limits (300 s each) would cut a long run short.
+          ...(context.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs }),
           headers: {
             ...traceContext,
             'content-type': 'application/json',
@@ -98,9 +102,10 @@ export class RemoteBeeProxy {
       }))
     } catch (error) {
       if (error instanceof ApiError) throw error
-      if (signal.aborted) {
-        throw failure('BEE_TIMEOUT', `${target.beeId}'s endpoint did not answer within ${this.#options.timeoutMs} ms. You were not charged.`)
+      if (timeout.signal.aborted) {
+        throw failure('BEE_TIMEOUT', `${target.beeId}'s endpoint did not answer within ${limitMs} ms. You were not charged.`)
       }
+      if (signal.aborted) throw upstream(target.beeId, 'the call was cancelled')
       const code = (error as { code?: string }).code
       if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') {
         throw failure('BEE_ENDPOINT_FORBIDDEN', `${target.beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)

@@ -37,12 +37,9 @@ const BeeFields = {
   config: Type.Object({
     primaryServices: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })),
     executionMode: Type.Optional(ExecutionModeSchema),
-    maxRunSeconds: Type.Optional(Type.Integer({
-      minimum: 1,
-      description: 'async and stream: the longest one run may take, at most RUN_MAX_SECONDS (the default when absent). Not for sync Bees.'
-    })),
-    eventSchema: Type.Optional(JsonSchemaInput('stream only, and required there: JSON Schema (draft-07) of each event; type object.'))
-  }, { description: 'Execution details: what the Bee offers, and how its calls run (absent: sync; a change keeps what it does not name).' })
+    maxRunSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'async, stream: run time limit (≤ RUN_MAX_SECONDS, the default).' })),
+    eventSchema: Type.Optional(JsonSchemaInput('stream: JSON Schema of each event.'))
+  }, { description: 'Execution details (absent executionMode: sync).' })
 }
 
 const PublishBody = Type.Object({

@@ -21,6 +21,7 @@ export const runsMigration = (dialect: Dialect): Migration => ({
       .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired')`))
       .addColumn('input', 'text', (c) => c.notNull())
       .addColumn('idempotency_key', 'text')
+      .addColumn('request_hash', 'text')
       .addColumn('hold_id', dialect === 'postgres' ? 'bigint' : 'integer')
       .addColumn('request_id', 'text', (c) => c.notNull())
       .addColumn('progress', 'real')

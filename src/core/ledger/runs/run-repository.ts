@@ -13,13 +13,16 @@ export interface StoredRun {
   input: unknown
   /** Scoped to ownerHash: the same key from the same caller is the same run. */
   idempotencyKey: string | null
+  /** With an idempotency key: the Bee and input it was sent with, which a retry under the key must match. */
+  requestHash: string | null
   /** The hold placed at admission, captured once on success and voided otherwise; null for a free Bee. */
   holdId: number | null
   requestId: string
   progress: number | null
   /** The Honey envelope's bytes, as a sync call would have answered. */
   honey: string | null
-  error: RunError | null
+  /** `status`: the HTTP status a call that waited for the run answers its failure with. */
+  error: (RunError & { status?: number }) | null
   /** How many times a worker claimed it (more than one: a worker died, or stopped, with it). */
   attempts: number
   maxRunSeconds: number
@@ -45,9 +48,11 @@ export interface RunClaim {
 export interface RunSettlement {
   from: readonly RunStatus[]
   runToken?: string
+  /** Only while the run has no answer kept: a cancel cannot take back an answer on its way to be sold. */
+  unanswered?: boolean
   status: RunStatus
   honey?: string | null
-  error?: RunError | null
+  error?: StoredRun['error']
   at: string
 }
 
@@ -67,14 +72,22 @@ export interface RunRepository {
   byIdempotencyKey (ownerHash: string, key: string): Promise<StoredRun | null>
   /** The owner's runs, newest first. */
   list (request: RunListRequest): Promise<PageOutcome<StoredRun>>
-  /** Marks a due run (queued, or running under a lease that passed, and not expired) running under this claim; null when none. */
+  /**
+   * Marks a due run running under this claim (queued and not expired, or running under a lease that passed: not
+   * expired, or with an answer kept, which is sold whatever the time); null when none.
+   */
   claim (claim: RunClaim): Promise<StoredRun | null>
   /** Extends the run's lease; false when the worker no longer owns it (cancelled, expired, taken over). */
   heartbeat (id: string, runToken: string, leaseUntil: string): Promise<boolean>
+  /**
+   * Keeps the Bee's answer on the running run, before its hold is captured: from then on a cancel cannot win, and a
+   * worker that takes the run over sells that answer instead of calling the Bee again. False when the worker lost the run.
+   */
+  keepAnswer (id: string, runToken: string, honey: string): Promise<boolean>
   /** Applies the settlement and returns the run as written; null when its status (or token) no longer matched. */
   settle (id: string, settlement: RunSettlement): Promise<StoredRun | null>
-  /** Marks up to `limit` unfinished runs past their expiry expired; returns them, for their holds to be voided. */
+  /** Marks up to `limit` unfinished runs without an answer kept past their expiry expired; returns them, for their holds to be voided. */
   expireDue (now: string, limit: number): Promise<StoredRun[]>
-  /** The state of a run's hold: a run taken over after its worker died learns whether that worker sold its answer. */
+  /** The state of a run's hold: a worker that took a run over learns whether the worker before it captured it already. */
   holdState (holdId: number): Promise<'pending' | 'captured' | 'voided' | null>
 }

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely'
-import { RUN_ID_PATTERN, type RunError } from '../../runs/schemas.js'
+import { RUN_ID_PATTERN } from '../../runs/schemas.js'
 import { decodeCursor } from '../cursors.js'
 import type { Dialect } from '../dialect.js'
 import { INVALID_CURSOR, page } from '../paging.js'
@@ -18,11 +18,12 @@ const toRun = (row: Row): StoredRun => ({
   status: row.status,
   input: JSON.parse(row.input) as unknown,
   idempotencyKey: row.idempotency_key,
+  requestHash: row.request_hash,
   holdId: row.hold_id === null ? null : Number(row.hold_id),
   requestId: row.request_id,
   progress: row.progress === null ? null : Number(row.progress),
   honey: row.honey,
-  error: row.error === null ? null : JSON.parse(row.error) as RunError,
+  error: row.error === null ? null : JSON.parse(row.error) as StoredRun['error'],
   attempts: Number(row.attempts),
   maxRunSeconds: Number(row.max_run_seconds),
   createdAt: row.created_at,
@@ -32,10 +33,10 @@ const toRun = (row: Row): StoredRun => ({
   updatedAt: row.updated_at
 })
 
-/** Queued, or running under a lease that passed (its worker died); either way not expired yet. */
-const claimable = (now: string) => (eb: ExpressionBuilder<Tables, 'runs'>) => eb.and([
-  eb('expires_at', '>', now),
-  eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])])
+/** Queued and not expired, or running under a lease that passed (its worker died): not expired, or with an answer to sell. */
+const claimable = (now: string) => (eb: ExpressionBuilder<Tables, 'runs'>) => eb.or([
+  eb.and([eb('status', '=', 'queued'), eb('expires_at', '>', now)]),
+  eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now), eb.or([eb('expires_at', '>', now), eb('honey', 'is not', null)])])
 ])
 
 /** Runs over Kysely: the same queries serve SQLite and PostgreSQL, but for PostgreSQL's SKIP LOCKED in the expiry sweep. */
@@ -55,6 +56,7 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
         status: 'queued',
         input: JSON.stringify(run.input),
         idempotency_key: run.idempotencyKey,
+        request_hash: run.requestHash,
         hold_id: run.holdId,
         request_id: run.requestId,
         progress: null,
@@ -121,6 +123,12 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
       return Number(result.numUpdatedRows) > 0
     },
 
+    async keepAnswer (id, runToken, honey) {
+      const result = await db.updateTable('runs').set({ honey })
+        .where('id', '=', id).where('run_token', '=', runToken).where('status', '=', 'running').executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
+    },
+
     async settle (id, settlement) {
       let query = db.updateTable('runs').set({
         status: settlement.status,
@@ -133,25 +141,29 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
         updated_at: settlement.at
       }).where('id', '=', id).where('status', 'in', settlement.from)
       if (settlement.runToken !== undefined) query = query.where('run_token', '=', settlement.runToken)
+      if (settlement.unanswered === true) query = query.where('honey', 'is', null)
       const row = await query.returningAll().executeTakeFirst()
       return row === undefined ? null : toRun(row)
     },
 
     async expireDue (now, limit) {
-      let due = db.selectFrom('runs').select('id').where('status', 'in', ['queued', 'running']).where('expires_at', '<=', now).orderBy('expires_at').limit(limit)
+      // A run with an answer kept is its worker's (or its successor's) to sell: its hold may be captured already.
+      let due = db.selectFrom('runs').select('id').where('status', 'in', ['queued', 'running']).where('expires_at', '<=', now)
+        .where('honey', 'is', null).orderBy('expires_at').limit(limit)
       // Sweepers on other instances skip the rows this one has locked instead of queueing behind them.
       if (dialect === 'postgres') due = due.forUpdate().skipLocked()
       const rows = await db.updateTable('runs').set({
         status: 'expired',
         error: JSON.stringify({
           code: 'RUN_EXPIRED',
-          message: 'The run was not finished by its expiresAt (it waited for a worker, or its worker stopped, too long). Nothing was charged; start it again.'
-        } satisfies RunError),
+          message: 'The run was not finished by its expiresAt (it waited for a worker, or its worker stopped, too long). Nothing was charged; start it again.',
+          status: 504
+        } satisfies StoredRun['error']),
         finished_at: now,
         run_token: null,
         lease_until: null,
         updated_at: now
-      }).where('id', 'in', due).where('status', 'in', ['queued', 'running']).returningAll().execute()
+      }).where('id', 'in', due).where('status', 'in', ['queued', 'running']).where('honey', 'is', null).returningAll().execute()
       return rows.map(toRun)
     },
 

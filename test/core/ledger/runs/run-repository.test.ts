@@ -13,6 +13,7 @@ const run = (extra: Partial<NewRun> = {}): NewRun => ({
   keyHash: null,
   input: { text: 'hi' },
   idempotencyKey: null,
+  requestHash: null,
   holdId: null,
   requestId: 'req-1',
   maxRunSeconds: 60,
