@@ -28,8 +28,8 @@ export interface StartedRun {
 export interface RunServiceOptions {
   ledger: Ledger
   signals: RunSignals
-  /** Told that a run was queued (wakes an idle worker). */
-  enqueue (): Promise<void>
+  /** Told that a run was queued: its job is sent, or an idle worker woken. */
+  enqueue (id: string): Promise<void>
   /** HOLD_TIMEOUT_SECONDS: how long a hold outlives its run's expiry, for the run's last settlement to find it pending. */
   holdTimeoutSeconds: number
   /** RUN_QUEUE_SECONDS. */
@@ -109,7 +109,7 @@ export class RunService {
       if (hold !== null) await this.#void(hold.id, execution.requestId)
       return { run: inserted.run, runKey: null, created: false }
     }
-    await this.#options.enqueue()
+    await this.#options.enqueue(inserted.run.id)
     execution.log.info({ runId: inserted.run.id, beeId: bee.record.id }, 'run queued')
     return { run: inserted.run, runKey, created: true }
   }

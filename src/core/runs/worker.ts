@@ -50,11 +50,17 @@ export class RunWorker {
     this.#stopping.abort()
   }
 
-  async runOnce (): Promise<RunResult> {
+  /**
+   * Claims and runs one run: that one (a job engine's delivery), or the oldest due one (a queued one only if it was
+   * queued `queuedFor` seconds ago: a job engine's poller leaves the younger ones to their jobs).
+   */
+  async runOnce (id?: string, queuedFor = 0): Promise<RunResult> {
     if (this.#stopping.signal.aborted) return 'interrupted'
     const { ledger, leaseSeconds } = this.#options
     const runToken = randomUUID()
-    const run = await ledger.runs.claim({ runToken, now: now(), leaseUntil: later(leaseSeconds) })
+    const run = await ledger.runs.claim({
+      ...(id === undefined ? {} : { id }), runToken, now: now(), leaseUntil: later(leaseSeconds), ...(queuedFor > 0 ? { queuedBefore: later(-queuedFor) } : {})
+    })
     if (run === null) {
       await this.#sweep()
       return 'idle'

@@ -42,6 +42,8 @@ export interface RunClaim {
   runToken: string
   now: string
   leaseUntil: string
+  /** Only queued runs created before this time (a job engine's poller: younger ones wait for their job). */
+  queuedBefore?: string
 }
 
 /** What settling a run writes; its status is written only when it is one of `from` (and, with `runToken`, still that run's). */

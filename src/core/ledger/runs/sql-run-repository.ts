@@ -33,9 +33,12 @@ const toRun = (row: Row): StoredRun => ({
   updatedAt: row.updated_at
 })
 
-/** Queued and not expired, or running under a lease that passed (its worker died): not expired, or with an answer to sell. */
-const claimable = (now: string) => (eb: ExpressionBuilder<Tables, 'runs'>) => eb.or([
-  eb.and([eb('status', '=', 'queued'), eb('expires_at', '>', now)]),
+/**
+ * Queued and not expired (and created before `queuedBefore`, when given), or running under a lease that passed (its
+ * worker died): not expired, or with an answer to sell.
+ */
+const claimable = (now: string, queuedBefore = now) => (eb: ExpressionBuilder<Tables, 'runs'>) => eb.or([
+  eb.and([eb('status', '=', 'queued'), eb('expires_at', '>', now), eb('created_at', '<=', queuedBefore)]),
   eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now), eb.or([eb('expires_at', '>', now), eb('honey', 'is not', null)])])
 ])
 
@@ -97,7 +100,7 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
       return page(await query.execute(), limit, (row) => row.id, toRun)
     },
 
-    async claim ({ id, runToken, now, leaseUntil }) {
+    async claim ({ id, runToken, now, leaseUntil, queuedBefore }) {
       let query = db.updateTable('runs').set((eb) => ({
         status: 'running',
         run_token: runToken,
@@ -108,7 +111,8 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
       }))
       if (id === undefined) {
         // The outer condition is checked again on the row itself: two claimers racing for one row, one wins.
-        query = query.where('id', '=', (eb) => eb.selectFrom('runs').select('id').where(claimable(now)).orderBy('id').limit(1)).where(claimable(now))
+        query = query.where('id', '=', (eb) => eb.selectFrom('runs').select('id').where(claimable(now, queuedBefore)).orderBy('id').limit(1))
+          .where(claimable(now, queuedBefore))
       } else {
         if (!idShape.test(id)) return null
         query = query.where('id', '=', id).where(claimable(now))
