@@ -32,6 +32,21 @@ for (const backend of backends) {
       t.match(listed.bees.find((bee) => bee.id === 'slow-one'), { config: { executionMode: 'async', maxRunSeconds: 120 } })
     })
 
+    await t.test('an async Bee\'s own OpenAPI document has the run\'s 202 and Prefer; a sync Bee\'s has neither', async (t) => {
+      interface Operation { parameters: Array<{ name: string }>, responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }
+      const operationOf = async (id: string) => {
+        const document = (await app.inject({ url: `/api/bees/${id}/openapi.json` })).json<{ paths: Record<string, { post: Operation }>, components: { schemas: object } }>()
+        return { operation: document.paths[`/api/bees/${id}/execute`]?.post as Operation, schemas: document.components.schemas }
+      }
+      const slow = await operationOf('slow-one')
+      t.ok(slow.operation.parameters.some((parameter) => parameter.name === 'prefer'))
+      t.match(slow.operation.responses['202']?.content?.['application/json']?.schema, { $ref: '#/components/schemas/Run' })
+      t.ok('Run' in slow.schemas, 'the run\'s schema comes with it')
+      const plain = await operationOf('plain')
+      t.notOk(plain.operation.parameters.some((parameter) => parameter.name === 'prefer'))
+      t.equal(plain.operation.responses['202'], undefined)
+    })
+
     await t.test('a change keeps the mode it does not name, and can make a Bee sync again', async (t) => {
       const renamed = await app.inject({ method: 'PATCH', url: '/api/bees/slow-one', headers: publisher.headers, payload: { name: 'Slow' } })
       t.match(renamed.json(), { name: 'Slow', config: { executionMode: 'async', maxRunSeconds: 120 } })
