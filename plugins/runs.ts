@@ -22,7 +22,9 @@ export default fp(async (fastify) => {
   // Their failures while the database is away (a claim, a heartbeat) count toward the ledger's outage, logged there once.
   const log = fastify.storeHealth.logger(fastify.log)
   const signals = new RunSignals()
-  const worker = new RunWorker({ ledger, registry, signals, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, log })
+  const worker = new RunWorker({
+    ledger, registry, signals, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, retentionHours: config.RUN_RETENTION_HOURS, log
+  })
   // pg-boss (and pg) load only for PostgreSQL, as the ledger's driver does.
   const queue = ledger.dialect === 'postgres'
     ? new (await import('../src/core/runs/pg-boss-run-queue.js')).PgBossRunQueue(worker, {

@@ -168,6 +168,11 @@ const ServiceSettings = Type.Object({
     description: 'How long a run may wait for a worker (or lie with a worker that died) on top of its maxRunSeconds; past that it ' +
       'expires and its hold is voided.'
   }),
+  RUN_RETENTION_HOURS: Type.Integer({
+    minimum: 1,
+    default: 168,
+    description: 'How long a run is kept once it ended (its Honey, its input): then it is deleted, and its id answers 404.'
+  }),
   RUN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'Runs of async Bees one instance runs at once.' }),
   RUN_POLL_MS: Type.Integer({ minimum: 10, default: 1000, description: 'How often an idle run worker looks for queued runs, runs left by a dead worker, and expired ones.' }),
   RUN_LEASE_SECONDS: Type.Integer({

@@ -18,6 +18,8 @@ export interface RunWorkerOptions {
   leaseSeconds: number
   /** RUN_POLL_MS: the expiry sweep runs at most this often. */
   sweepMs: number
+  /** RUN_RETENTION_HOURS: how long a run is kept once it ended. */
+  retentionHours: number
   log: Logger
 }
 
@@ -151,7 +153,7 @@ export class RunWorker {
     return 'failed'
   }
 
-  /** Expires the runs past their expiry (at most once every sweepMs in this process), voiding their holds. */
+  /** Expires the runs past their expiry (at most once every sweepMs in this process), voiding their holds, and purges the runs past their retention. */
   async #sweep (): Promise<void> {
     if (Date.now() - this.#sweptAt < this.#options.sweepMs) return
     this.#sweptAt = Date.now()
@@ -162,6 +164,7 @@ export class RunWorker {
       if (run.holdId !== null) await this.#void(run.holdId, run.requestId, this.#options.log)
     }
     if (expired.length > 0) this.#options.log.warn({ runIds: expired.map((run) => run.id) }, 'runs expired')
+    await this.#options.ledger.runs.purgeEnded(later(-this.#options.retentionHours * 3600), 1000)
   }
 
   /** A hold that cannot be voided now stays pending until the hold sweeper voids it at its expiry. */

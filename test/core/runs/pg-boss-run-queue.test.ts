@@ -52,7 +52,7 @@ test('two instances on one PostgreSQL share runs through pg-boss, each run once;
         return { result: { text }, confidence: 1, freshness: 0 }
       }
     })
-    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 100, log: SILENT })
+    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 100, retentionHours: 1, log: SILENT })
     const queue = new PgBossRunQueue(worker, {
       connectionString: database.url, schema: undefined, concurrency: 2, pollMs: 200, expireInSeconds: 120, lostJobSeconds: 5, log: SILENT
     })

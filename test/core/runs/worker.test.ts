@@ -75,7 +75,7 @@ for (const backend of backends) {
         return { result: { text }, confidence: 1, freshness: 0 }
       }
     })
-    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 0, log: SILENT })
+    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 0, retentionHours: 1, log: SILENT })
     /** A worker that claimed the run, then died: its lease has passed. */
     const diedWith = async (id: string) => await ledger.runs.claim({ id, runToken: 'dead', now: now(), leaseUntil: later(-1) })
 

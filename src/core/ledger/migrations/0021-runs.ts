@@ -41,6 +41,7 @@ export const runsMigration = (dialect: Dialect): Migration => ({
     await db.schema.createIndex('runs_by_owner').on('runs').columns(['owner_hash', 'id']).execute()
     await db.schema.createIndex('runs_due').on('runs').columns(['status', 'lease_until']).execute()
     await db.schema.createIndex('runs_by_expiry').on('runs').columns(['status', 'expires_at']).execute()
+    await db.schema.createIndex('runs_finished').on('runs').columns(['finished_at']).execute()
     await db.schema.createIndex('runs_idempotency').on('runs').columns(['owner_hash', 'idempotency_key']).unique()
       .where(sql.ref('idempotency_key'), 'is not', null).execute()
   }

@@ -90,6 +90,8 @@ export interface RunRepository {
   settle (id: string, settlement: RunSettlement): Promise<StoredRun | null>
   /** Marks up to `limit` unfinished runs without an answer kept past their expiry expired; returns them, for their holds to be voided. */
   expireDue (now: string, limit: number): Promise<StoredRun[]>
+  /** Deletes up to `limit` runs that ended before `before`; returns how many. */
+  purgeEnded (before: string, limit: number): Promise<number>
   /** The state of a run's hold: a worker that took a run over learns whether the worker before it captured it already. */
   holdState (holdId: number): Promise<'pending' | 'captured' | 'voided' | null>
 }

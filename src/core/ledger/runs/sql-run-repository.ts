@@ -171,6 +171,14 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
       return rows.map(toRun)
     },
 
+    async purgeEnded (before, limit) {
+      // finished_at is set by every settlement that ends a run (and by none that does not).
+      const ended = db.selectFrom('runs').select('id').where('finished_at', '<', before).where('status', 'in', ['succeeded', 'failed', 'cancelled', 'expired'])
+        .orderBy('finished_at').limit(limit)
+      const result = await db.deleteFrom('runs').where('id', 'in', ended).executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
+
     async holdState (holdId) {
       const row = await db.selectFrom('holds').select('state').where('id', '=', holdId).executeTakeFirst()
       return row?.state ?? null

@@ -73,6 +73,15 @@ for (const backend of backends) {
       t.equal(await runs.claim({ id: stale.id, runToken: 'w', now: now(), leaseUntil: later(30) }), null, 'an expired run is not claimed')
     })
 
+    await t.test('runs that ended before a time are purged; unfinished ones stay', async (t) => {
+      const { run: ended } = await runs.insert(run({ ownerHash: 'owner-f' }))
+      await runs.settle(ended.id, { from: ['queued'], status: 'cancelled', at: later(-7200) })
+      const { run: open } = await runs.insert(run({ ownerHash: 'owner-f' }))
+      t.ok(await runs.purgeEnded(later(-3600), 100) >= 1)
+      t.equal(await runs.get(ended.id), null)
+      t.match(await runs.get(open.id), { status: 'queued' })
+    })
+
     await t.test('an owner lists its runs newest first, a page at a time', async (t) => {
       const ids: string[] = []
       for (let i = 0; i < 5; i++) ids.push((await runs.insert(run({ ownerHash: 'owner-e' }))).run.id)
