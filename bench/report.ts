@@ -74,7 +74,7 @@ function throughputTable (scenarios: ScenarioResult[]): string[] {
 
 const micros = (value: number) => value.toFixed(value < 10 ? 2 : 1)
 
-function beeSpeedTable (rows: BeeSpeedRow[]): string[] {
+export function beeSpeedTable (rows: BeeSpeedRow[]): string[] {
   return [
     '| Work | Baseline | Target | Ratio | | Apiary µs | Baseline µs |',
     '|---|---|---|---|---|---|---|',

@@ -36,7 +36,14 @@ export default fp(async (fastify) => {
   const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
   // Its failures while the database is away count toward the ledger's outage, logged there once.
   const log = fastify.storeHealth.logger(fastify.log)
-  const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log, onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) } })
+  const sync = new CatalogSync({
+    registry,
+    store: ledger.catalog,
+    proxy,
+    log,
+    sunsetDays: config.VERSION_SUNSET_DAYS,
+    onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) }
+  })
   const refresh = async (own?: OwnChange) => await sync.refresh(own)
   fastify.decorate('catalog', { egress, refresh, search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
   fastify.decorate('publishing', new PublishingService({

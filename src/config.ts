@@ -144,6 +144,12 @@ const ServiceSettings = Type.Object({
     description: 'How often an instance writes the Bee runs it counted to the ledger and reads back the health figures that changed since.'
   }),
   PUBLISHER_MAX_BEES: Type.Integer({ minimum: 1, default: 100, description: 'Most Bees one publisher may have published at once.' }),
+  VERSION_SUNSET_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 90,
+    description: 'Days a published Bee\'s older major version is served after a new major replaced it, as its announced Sunset.'
+  }),
   PUBLISHER_MAX_OPENAPI_BYTES: Type.Integer({
     minimum: 4096,
     default: 131_072,

@@ -150,6 +150,7 @@ export const storedBee = <T extends object>(id: string, ownerId: string, at: str
   callsPerMinute: null as number | null,
   signingSecret: 'bsk_x',
   version: 1,
+  semver: '1.0.0',
   createdAt: at,
   updatedAt: at,
   ...fields

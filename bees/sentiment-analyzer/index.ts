@@ -24,6 +24,7 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
       'result.confidence); result.score is the signed polarity in [-1, 1]. Honey freshness: always 0, computed at call time.',
     category: 'utility',
     colony: 'core',
+    version: '1.0.0',
     type: 'builtin',
     ownerId: null,
     pricing: { type: 'pay-per-use', costPerCall: config.PRICE_SENTIMENT_ANALYZER, currency: config.PRICE_CURRENCY },

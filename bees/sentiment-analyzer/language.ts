@@ -45,6 +45,36 @@ const FUNCTION_WORDS = new Map([
 /** No function word is longer: a longer word need not be looked up. */
 const LONGEST = Math.max(...[...FUNCTION_WORDS.keys()].map(word => word.length))
 
+// The function words in an open-addressing table by the FNV-1a hash of their code units, so that a word of the text
+// is looked up where it lies, without becoming a string (its slice and a Map's look-up cost most of the check).
+const FNV_OFFSET = 0x811c9dc5 | 0
+const FNV_PRIME = 0x01000193
+const TABLE_BITS = 10
+const FUNCTION_LIST = [...FUNCTION_WORDS.keys()]
+const LANGUAGE = FUNCTION_LIST.map(word => FUNCTION_WORDS.get(word)!)
+/** Index + 1 into FUNCTION_LIST, 0 for none; at most a quarter full. */
+const SLOTS = new Int16Array(1 << TABLE_BITS)
+FUNCTION_LIST.forEach((word, index) => {
+  let hash = FNV_OFFSET
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), FNV_PRIME)
+  let slot = hash >>> (32 - TABLE_BITS)
+  while (SLOTS[slot] !== 0) slot = (slot + 1) & ((1 << TABLE_BITS) - 1)
+  SLOTS[slot] = index + 1
+})
+
+/** FUNCTION_WORDS.get(text.slice(start, end)), given the FNV-1a hash of those code units. */
+function languageOf (text: string, start: number, end: number, hash: number): number | undefined {
+  for (let slot = hash >>> (32 - TABLE_BITS); ; slot = (slot + 1) & ((1 << TABLE_BITS) - 1)) {
+    const entry = SLOTS[slot]!
+    if (entry === 0) return undefined
+    const word = FUNCTION_LIST[entry - 1]!
+    if (word.length !== end - start) continue
+    let k = 0
+    while (k < word.length && word.charCodeAt(k) === text.charCodeAt(start + k)) k++
+    if (k === word.length) return LANGUAGE[entry - 1]
+  }
+}
+
 function mostlyNonLatin (text: string): boolean {
   const letters = text.match(ANY_LETTER)?.length ?? 0
   const latin = text.match(LATIN_LETTER)?.length ?? 0
@@ -72,9 +102,13 @@ export function looksNonEnglish (text: string): boolean {
       continue
     }
     const start = i
-    while (i < lower.length && inWord(lower, i)) i += lower.codePointAt(i)! > 0xffff ? 2 : 1
+    let hash = FNV_OFFSET
+    while (i < lower.length && inWord(lower, i)) {
+      const end = lower.codePointAt(i)! > 0xffff ? i + 2 : i + 1
+      for (; i < end; i++) hash = Math.imul(hash ^ lower.charCodeAt(i), FNV_PRIME)
+    }
     if (i - start > LONGEST) continue
-    const language = FUNCTION_WORDS.get(lower.slice(start, i))
+    const language = languageOf(lower, start, i, hash)
     if (language === ENGLISH) english += 1
     else if (language === FOREIGN) foreign += 1
   }

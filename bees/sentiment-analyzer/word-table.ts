@@ -38,15 +38,21 @@ export class WordTable {
   readonly #bytes: Uint8Array
   /** Key i is bytes[offsets[i], offsets[i + 1]). */
   readonly #offsets: Uint32Array
+  /** Key i's values are values[i * columns] to values[i * columns + columns - 1]. */
   readonly #values: Float64Array
+  readonly #columns: number
   /** Key index + 1, 0 for an empty slot; at most half full, so a missing word is found missing in about two probes. */
   readonly #slots: Uint32Array
   readonly #shift: number
   readonly #mask: number
 
-  /** Keys must be distinct and well-formed UTF-16, values[i] the weight of keys[i]. */
-  constructor (keys: readonly string[], values: readonly number[]) {
-    if (keys.length !== values.length) throw new RangeError(`${keys.length} keys but ${values.length} values`)
+  /**
+   * Keys must be distinct and well-formed UTF-16; values[i * columns + c] is keys[i]'s value in column c (get() reads
+   * column 0).
+   */
+  constructor (keys: readonly string[], values: ArrayLike<number>, columns = 1) {
+    if (keys.length * columns !== values.length) throw new RangeError(`${keys.length} keys but ${values.length} values`)
+    this.#columns = columns
     let capacity = 0
     for (const key of keys) capacity += key.length * 3
     const bytes = new Uint8Array(capacity)
@@ -57,7 +63,7 @@ export class WordTable {
       this.#offsets[i + 1] = end
     }
     this.#bytes = bytes.slice(0, end)
-    this.#values = Float64Array.from(values)
+    this.#values = values instanceof Float64Array ? values : Float64Array.from(values)
     const bits = Math.max(1, Math.ceil(Math.log2(keys.length * 2 + 1)))
     this.#slots = new Uint32Array(2 ** bits)
     this.#shift = 32 - bits
@@ -73,16 +79,27 @@ export class WordTable {
     }
   }
 
-  /** The key's value, or undefined when the table does not have it: what a Map's get() answers. */
+  /** The key's value (in column 0), or undefined when the table does not have the key: what a Map's get() answers. */
   get (key: string): number | undefined {
+    const index = this.indexOf(key)
+    return index === -1 ? undefined : this.#values[index * this.#columns]
+  }
+
+  /** The key's index, for valueAt(); -1 when the table does not have it. */
+  indexOf (key: string): number {
     // The fields in locals: the probe loop reads them each step (a fifth faster than through the private names).
     const slots = this.#slots
     const mask = this.#mask
     for (let slot = hashOf(key) >>> this.#shift; ; slot = (slot + 1) & mask) {
       const entry = slots[slot]!
-      if (entry === 0) return undefined
-      if (this.#keyIs(entry - 1, key)) return this.#values[entry - 1]
+      if (entry === 0) return -1
+      if (this.#keyIs(entry - 1, key)) return entry - 1
     }
+  }
+
+  /** Key `index`'s value in `column`. */
+  valueAt (index: number, column: number): number {
+    return this.#values[index * this.#columns + column]!
   }
 
   #keyIs (index: number, key: string): boolean {

@@ -25,17 +25,26 @@ const NO_EDGES = 1e-12
 
 /**
  * The sentence vectors as the rows of V: row i is entries rowStart[i]..rowStart[i + 1] - 1, entry k the term column[k]
- * with weight[k]; own[k] is 1 when no other row has that term (most terms of a text). Scratch space, reused from call
- * to call and grown as texts need: a power step's arithmetic took less time than allocating its dozen arrays.
+ * with weight[k]. A term no other row has (most terms of a text) has shared[k] -1; the others are numbered 0, 1, ...
+ * in shared[k], and row i's entries of them are also listed apart, entries sharedStart[i]..sharedStart[i + 1] - 1 of
+ * sharedColumn and sharedWeight: the projection Vᵀ·x reads only those. Scratch space, reused from call to call and
+ * grown as texts need: a power step's arithmetic took less time than allocating its dozen arrays.
  */
 const rows = {
   rowStart: new Int32Array(64),
   column: new Int32Array(256),
   count: new Int32Array(256),
   weight: new Float64Array(256),
-  own: new Uint8Array(256),
+  shared: new Int32Array(256),
+  sharedStart: new Int32Array(64),
+  sharedColumn: new Int32Array(256),
+  sharedWeight: new Float64Array(256),
+  /** By column: the term's number among the shared ones, -1 if only one row has it. */
+  sharedNumber: new Int32Array(256),
   documentFrequency: new Int32Array(256),
   idf: new Float64Array(256),
+  /** By document frequency: the idf. */
+  idfOf: new Float64Array(64),
   columnSums: new Float64Array(256),
   projected: new Float64Array(256),
   selfSimilarity: new Float64Array(64),
@@ -53,10 +62,11 @@ const rows = {
  * weight · (weight · x) — the same two products the projection and the dot product made of it, without the store and
  * the load between them.
  */
-export function centrality (sentenceTerms: TermRows): Float64Array {
+export function centrality (sentenceTerms: TermRows): number[] {
   const n = sentenceTerms.start.length - 1
   const columns = tfIdfVectors(sentenceTerms)
-  const { rowStart, column, weight, own } = rows
+  const sharedColumns = sharedEntries(n, columns)
+  const { rowStart, column, weight, shared, sharedStart, sharedColumn, sharedWeight } = rows
   const selfSimilarity = rows.selfSimilarity = grown(rows.selfSimilarity, n)
   const columnSums = rows.columnSums = grown(rows.columnSums, columns)
   columnSums.fill(0, 0, columns)
@@ -81,7 +91,7 @@ export function centrality (sentenceTerms: TermRows): Float64Array {
   let next = rows.next = grown(rows.next, n)
   rank.fill(1 / n, 0, n)
   const perDegree = rows.perDegree = grown(rows.perDegree, n)
-  const projected = rows.projected = grown(rows.projected, columns)
+  const projected = rows.projected = grown(rows.projected, sharedColumns)
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
     let danglingMass = 0
     for (let i = 0; i < n; i++) {
@@ -90,14 +100,14 @@ export function centrality (sentenceTerms: TermRows): Float64Array {
       if (d > NO_EDGES) perDegree[i] = r / d
       else { perDegree[i] = 0; danglingMass += r }
     }
-    projected.fill(0, 0, columns)
+    // Each shared term's sum in the same order as over all entries (rows in order, a term once a row).
+    projected.fill(0, 0, sharedColumns)
     for (let i = 0; i < n; i++) {
       const x = perDegree[i]!
       if (x === 0) continue
-      for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) {
-        if (own[k] === 1) continue
-        const c = column[k]!
-        projected[c] = projected[c]! + weight[k]! * x
+      for (let k = sharedStart[i]!, end = sharedStart[i + 1]!; k < end; k++) {
+        const c = sharedColumn[k]!
+        projected[c] = projected[c]! + sharedWeight[k]! * x
       }
     }
     let change = 0
@@ -107,7 +117,8 @@ export function centrality (sentenceTerms: TermRows): Float64Array {
       let sum = 0
       for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) {
         const w = weight[k]!
-        sum += w * (own[k] === 1 ? w * x : projected[column[k]!]!)
+        const c = shared[k]!
+        sum += w * (c === -1 ? w * x : projected[c]!)
       }
       // Rounding can push the sum of a sentence's neighbours a hair below zero.
       const fromNeighbours = Math.max(0, sum - selfSimilarity[i]! * x)
@@ -131,9 +142,14 @@ function trimRows (): void {
   rows.column = trimmed(rows.column, 256)
   rows.count = trimmed(rows.count, 256)
   rows.weight = trimmed(rows.weight, 256)
-  rows.own = trimmed(rows.own, 256)
+  rows.shared = trimmed(rows.shared, 256)
+  rows.sharedStart = trimmed(rows.sharedStart, 64)
+  rows.sharedColumn = trimmed(rows.sharedColumn, 256)
+  rows.sharedWeight = trimmed(rows.sharedWeight, 256)
+  rows.sharedNumber = trimmed(rows.sharedNumber, 256)
   rows.documentFrequency = trimmed(rows.documentFrequency, 256)
   rows.idf = trimmed(rows.idf, 256)
+  rows.idfOf = trimmed(rows.idfOf, 64)
   rows.columnSums = trimmed(rows.columnSums, 256)
   rows.projected = trimmed(rows.projected, 256)
   rows.selfSimilarity = trimmed(rows.selfSimilarity, 64)
@@ -172,24 +188,63 @@ function tfIdfVectors ({ start, ids, terms: columns }: TermRows): number {
   const documentFrequency = rows.documentFrequency = grown(rows.documentFrequency, columns)
   documentFrequency.fill(0, 0, columns)
   for (let j = 0; j < k; j++) documentFrequency[column[j]!] = documentFrequency[column[j]!]! + 1
-  // A term's idf, once: the same number for each of its sentences.
+  // A term's idf, once: the same number for each of its sentences. It depends on the document frequency alone, and
+  // most terms have one of a few (1, 2, 3): each frequency's logarithm is taken once, its first time (NaN before).
   const idf = rows.idf = grown(rows.idf, columns)
-  for (let c = 0; c < columns; c++) idf[c] = Math.log((1 + n) / (1 + documentFrequency[c]!)) + 1
+  const idfOf = rows.idfOf = grown(rows.idfOf, n + 1)
+  idfOf.fill(NaN, 0, n + 1)
+  for (let c = 0; c < columns; c++) {
+    const frequency = documentFrequency[c]!
+    let value = idfOf[frequency]!
+    if (Number.isNaN(value)) value = idfOf[frequency] = Math.log((1 + n) / (1 + frequency)) + 1
+    idf[c] = value
+  }
   const weight = rows.weight = grown(rows.weight, k)
-  const own = rows.own = grown(rows.own, k)
   for (let i = 0; i < n; i++) {
     let squares = 0
     const end = rowStart[i + 1]!
     for (let j = rowStart[i]!; j < end; j++) {
       const w = count[j]! * idf[column[j]!]!
       weight[j] = w
-      own[j] = documentFrequency[column[j]!] === 1 ? 1 : 0
       squares += w * w
     }
     const length = Math.sqrt(squares)
     for (let j = rowStart[i]!; j < end; j++) weight[j] = weight[j]! / length
   }
   return columns
+}
+
+/**
+ * Numbers the terms more than one row has, 0, 1, ... (shared[k], -1 for the others) and lists each row's entries of
+ * them apart; returns how many there are.
+ */
+function sharedEntries (n: number, columns: number): number {
+  const { rowStart, column, weight, documentFrequency } = rows
+  const entries = rowStart[n]!
+  const numberOf = rows.sharedNumber = grown(rows.sharedNumber, columns)
+  numberOf.fill(-1, 0, columns)
+  const shared = rows.shared = grown(rows.shared, entries)
+  const sharedStart = rows.sharedStart = grown(rows.sharedStart, n + 1)
+  const sharedColumn = rows.sharedColumn = grown(rows.sharedColumn, entries)
+  const sharedWeight = rows.sharedWeight = grown(rows.sharedWeight, entries)
+  let numbered = 0
+  let listed = 0
+  for (let i = 0; i < n; i++) {
+    sharedStart[i] = listed
+    for (let k = rowStart[i]!, end = rowStart[i + 1]!; k < end; k++) {
+      const c = column[k]!
+      if (documentFrequency[c] === 1) {
+        shared[k] = -1
+        continue
+      }
+      if (numberOf[c] === -1) numberOf[c] = numbered++
+      shared[k] = numberOf[c]!
+      sharedColumn[listed] = numberOf[c]!
+      sharedWeight[listed++] = weight[k]!
+    }
+  }
+  sharedStart[n] = listed
+  return numbered
 }
 
 /** Sorts ids[from..to) ascending: by insertion while the row is short (most sentences), by the typed array's sort past that. */
@@ -206,7 +261,11 @@ function sortIds (ids: Int32Array, from: number, to: number): void {
   }
 }
 
-function normalize (values: Float64Array): Float64Array {
-  const total = values.reduce((sum, v) => sum + v, 0)
-  return values.map(v => v / total)
+/** An array, not a Float64Array: a typed array of more than 64 bytes is an ArrayBuffer of its own, slower to allocate. */
+function normalize (values: Float64Array): number[] {
+  let total = 0
+  for (let i = 0; i < values.length; i++) total += values[i]!
+  const scores: number[] = []
+  for (let i = 0; i < values.length; i++) scores.push(values[i]! / total)
+  return scores
 }

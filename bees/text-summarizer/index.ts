@@ -12,6 +12,7 @@ const textSummarizer: FastifyPluginAsync = async (fastify) => {
       'centrality that the summary covers (1 when the whole text fits). Honey freshness: always 0, computed at call time.',
     category: 'reasoning',
     colony: 'core',
+    version: '1.0.0',
     type: 'builtin',
     ownerId: null,
     pricing: { type: 'free', costPerCall: 0, currency: fastify.config.PRICE_CURRENCY },

@@ -1,5 +1,5 @@
 import { centrality } from './centrality.js'
-import { splitSentences } from './sentences.js'
+import { splitSentences, type Span } from './sentences.js'
 import { termRows } from './term-rows.js'
 import { countWords, firstWords } from './words.js'
 
@@ -39,14 +39,19 @@ const FULL_WIDTH_TERMINATOR = /[。！？．｡]/
  */
 export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): Summary {
   if (!Number.isSafeInteger(maxWords) || maxWords < 1) throw new RangeError(`maxWords must be a positive integer, got ${maxWords}`)
-  const sentences = splitSentences(text)
-    .map(({ start, end }) => text.slice(start, end))
-    .filter(sentence => WORD_CHARACTER.test(sentence))
+  const spans: Span[] = []
+  const sentences: string[] = []
+  for (const span of splitSentences(text)) {
+    const sentence = text.slice(span.start, span.end)
+    if (!WORD_CHARACTER.test(sentence)) continue
+    spans.push(span)
+    sentences.push(sentence)
+  }
   if (sentences.length === 0) return { summary: '', keyPoints: [], confidence: 0 }
 
   // One sentence is the whole graph: all the centrality is its own (what centrality computes), its terms unneeded.
-  const rows = sentences.length === 1 ? null : termRows(sentences)
-  const scores = rows === null ? Float64Array.of(1) : centrality(rows)
+  const rows = sentences.length === 1 ? null : termRows(text, spans)
+  const scores = rows === null ? [1] : centrality(rows)
   const counted = rows === null ? Int32Array.of(countWords(sentences[0] ?? '')) : rows.words
   const wordsOf = (i: number): number => counted[i] ?? 0
   const ranked = rankOrder(scores)
@@ -101,8 +106,7 @@ function joinSentences (sentences: readonly string[]): string {
   let separator = ''
   for (const sentence of sentences) {
     joined += separator + sentence
-    // The last two code units hold the last character even when it is a surrogate pair.
-    separator = ENDS_IN_WORD.test(sentence.slice(-2)) ? '\n' : ' '
+    separator = endsInWord(sentence) ? '\n' : ' '
   }
   return joined
 }
@@ -114,14 +118,28 @@ function joinSentences (sentences: readonly string[]): string {
  * to 0.9 points of ROUGE-1/2/L at 150 words: no reference extract contains it.
  */
 function summaryCandidates (sentences: readonly string[], ranked: readonly number[]): readonly number[] {
-  const punctuated = ranked.filter(i => !ENDS_IN_WORD.test((sentences[i] ?? '').slice(-2)))
+  const punctuated = ranked.filter(i => !endsInWord(sentences[i] ?? ''))
   return punctuated.length > 0 ? punctuated : ranked
 }
 
+/** Whether the sentence ends in a letter, digit or mark (ENDS_IN_WORD): by hand when its last code unit is ASCII. */
+function endsInWord (sentence: string): boolean {
+  const last = sentence.charCodeAt(sentence.length - 1)
+  if (last < 128) return (last >= 48 && last <= 57) || ((last | 32) >= 97 && (last | 32) <= 122)
+  // The last two code units hold the last character even when it is a surrogate pair.
+  return ENDS_IN_WORD.test(sentence.slice(-2))
+}
+
 /** Sentence indices, most central first; near-equal centralities keep text order. */
-function rankOrder (scores: Float64Array): number[] {
-  const keys = Array.from(scores, score => Math.round(score * scores.length / TIE))
-  return keys.map((_, i) => i).sort((a, b) => (keys[b] ?? 0) - (keys[a] ?? 0) || a - b)
+function rankOrder (scores: readonly number[]): number[] {
+  const n = scores.length
+  const keys: number[] = []
+  const order: number[] = []
+  for (let i = 0; i < n; i++) {
+    keys.push(Math.round(scores[i]! * n / TIE))
+    order.push(i)
+  }
+  return order.sort((a, b) => keys[b]! - keys[a]! || a - b)
 }
 
 /** The indices of up to `limit` most central sentences, one for each distinct sentence. */

@@ -10,11 +10,17 @@ import { countWords } from './words.js'
 import { STOP_WORDS } from './stop-words.js'
 import { contentTerms } from './terms.js'
 import { grown, trimmed } from '../grow.js'
+import type { Span } from './sentences.js'
 
-/** Row i is ids[start[i]] to ids[start[i + 1] - 1], its terms in text order with repeats; `terms` are numbered 0 to terms - 1. */
+/**
+ * Row i is ids[start[i]] to ids[start[i + 1] - 1], its terms in text order with repeats; `terms` are numbered 0 to
+ * terms - 1. `ids` may be scratch space that the next termRows() call overwrites: read the rows before calling again.
+ */
 export interface TermRows { start: Int32Array, ids: Int32Array, terms: number, words: Int32Array }
 
-const FNV_OFFSET = 0x811c9dc5
+// As a signed 32-bit integer, the form Math.imul gives: a hash that starts as a double (0x811c9dc5 > 2³¹) keeps the
+// scan's variables doubles.
+const FNV_OFFSET = 0x811c9dc5 | 0
 const FNV_PRIME = 0x01000193
 const step = (hash: number, code: number): number => Math.imul(hash ^ code, FNV_PRIME)
 
@@ -36,8 +42,6 @@ for (let code = 0; code < LATIN_1; code++) {
   CLASS[code] = (LOWER[code]! << 2) | (/[\p{L}\p{N}\p{M}]/u.test(lower) ? TOKEN : 0) | (/\s/.test(char) ? WHITE : 0)
   NUMBER[code] = /^\p{N}+$/u.test(char) ? 1 : 0
 }
-/** A code unit past Latin-1. */
-const PAST_LATIN_1 = /[\u0100-\uffff]/
 
 const [LOWER_A, LOWER_E, LOWER_I, LOWER_O, LOWER_S, LOWER_U, LOWER_Y] = [...'aeiosuy'].map(letter => letter.charCodeAt(0))
 
@@ -61,8 +65,14 @@ let termStart = new Int32Array(257)
 let termSlots = new Int32Array(512)
 let ids = new Int32Array(256)
 
-export function termRows (sentences: readonly string[]): TermRows {
-  return sentences.some(sentence => PAST_LATIN_1.test(sentence)) ? throughStrings(sentences) : scan(sentences)
+/**
+ * The rows of the sentences text.slice(start, end) of `spans`. Latin-1 text is read in place: a sentence sliced from
+ * the text is a view of it, slower to read code unit by code unit than the text itself.
+ */
+export function termRows (text: string, spans: readonly Span[]): TermRows {
+  const rows = scan(text, spans)
+  trimScratch()
+  return rows ?? throughStrings(spans.map(({ start, end }) => text.slice(start, end)))
 }
 
 function throughStrings (sentences: readonly string[]): TermRows {
@@ -86,24 +96,25 @@ function throughStrings (sentences: readonly string[]): TermRows {
 }
 
 /** The scan's state between runs. */
-interface Scan { sentence: string, bits: number, terms: number, found: number }
+interface Scan { text: string, bits: number, terms: number, found: number }
 
-function scan (sentences: readonly string[]): TermRows {
+/** The rows of Latin-1 text; null, at the first code unit past Latin-1, for any other (a test of each sentence first cost a pass over the text). */
+function scan (text: string, spans: readonly Span[]): TermRows | null {
   let total = 0
-  for (const sentence of sentences) total += sentence.length
+  for (const { start, end } of spans) total += end - start
   // No more terms than runs, no more runs than half the code units (plus one per sentence), no more code units than the text's.
-  const most = (total >> 1) + sentences.length + 1
+  const most = (total >> 1) + spans.length + 1
   ids = grown(ids, most)
   termChars = grown(termChars, total + most)
   termStart = grown(termStart, most + 1)
   const bits = Math.max(4, Math.ceil(Math.log2(most * 2)))
   termSlots = grown(termSlots, 1 << bits)
   termSlots.fill(0, 0, 1 << bits)
-  const state: Scan = { sentence: '', bits, terms: 0, found: 0 }
-  const start = new Int32Array(sentences.length + 1)
-  const words = new Int32Array(sentences.length)
-  for (let i = 0; i < sentences.length; i++) {
-    const sentence = state.sentence = sentences[i]!
+  const state: Scan = { text, bits, terms: 0, found: 0 }
+  const start = new Int32Array(spans.length + 1)
+  const words = new Int32Array(spans.length)
+  for (let i = 0; i < spans.length; i++) {
+    const { start: first, end } = spans[i]!
     let from = -1
     // The run's hash, and its hash one and three code units before its end: what folding a plural may keep.
     let hash = 0
@@ -112,8 +123,10 @@ function scan (sentences: readonly string[]): TermRows {
     let less3 = 0
     let inWord = false
     let count = 0
-    for (let k = 0; k < sentence.length; k++) {
-      const kind = CLASS[sentence.charCodeAt(k)]!
+    for (let k = first; k < end; k++) {
+      const code = text.charCodeAt(k)
+      if (code >= LATIN_1) return null
+      const kind = CLASS[code]!
       const white = (kind & WHITE) !== 0
       if (!white && !inWord) count++
       inWord = !white
@@ -131,20 +144,25 @@ function scan (sentences: readonly string[]): TermRows {
         from = -1
       }
     }
-    if (from !== -1) addRun(state, from, sentence.length, hash, less1, less3)
+    if (from !== -1) addRun(state, from, end, hash, less1, less3)
     start[i + 1] = state.found
     words[i] = count
   }
-  const rows = { start, ids: ids.slice(0, state.found), terms: state.terms, words }
+  // A view of the scratch, not a copy: a copy of more than 64 bytes is an ArrayBuffer of its own, and allocating one
+  // cost more than a tenth of the scan.
+  return { start, ids: ids.subarray(0, state.found), terms: state.terms, words }
+}
+
+/** Lets go of the scratch a long text grew past what is kept between calls. */
+function trimScratch (): void {
   ids = trimmed(ids, 256)
   termChars = trimmed(termChars, 1024)
   termStart = trimmed(termStart, 257)
   termSlots = trimmed(termSlots, 512)
-  return rows
 }
 
-/** The lower-cased code unit at `at` of the sentence being read. */
-const lowerAt = (state: Scan, at: number): number => LOWER[state.sentence.charCodeAt(at)]!
+/** The lower-cased code unit at `at` of the text being read. */
+const lowerAt = (state: Scan, at: number): number => LOWER[state.text.charCodeAt(at)]!
 
 /**
  * terms.ts's addWord() and foldPlural() for the run from..to of the sentence, given the FNV-1a hash of the whole run

@@ -35,6 +35,7 @@ const weatherSensor: FastifyPluginAsync = async (fastify) => {
       'Honey confidence: 0.9 for a reading of the current 15-minute interval, falling to 0.5 at three hours old.',
     category: 'data',
     colony: 'core',
+    version: '1.0.0',
     type: 'builtin',
     ownerId: null,
     pricing: { type: 'pay-per-use', costPerCall: config.PRICE_WEATHER_SENSOR, currency: config.PRICE_CURRENCY },

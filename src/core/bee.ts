@@ -4,6 +4,7 @@ import type { Logger } from './logger.js'
 import type { Static, TSchema } from 'typebox'
 import type { PlanMicros } from './ledger/subscriptions/subscription-repository.js'
 import type { BeeRecord, BeeStatus, Pricing } from './schemas.js'
+import type { Stepped } from './stepped.js'
 
 // What a Bee is, apart from the Registry that holds them: the registry, its cache and the factory of registered
 // Bees all need these, and none of them needs another's code for it.
@@ -42,6 +43,8 @@ export interface BeeDefinition<In extends TSchema = TSchema, Out extends TSchema
   config: BeeRecord['config']
   inputSchema: In
   outputSchema: Out
+  /** Its semantic version (default 1.0.0): callers pin a major, a minor or the exact version with Bee-Version. */
+  version?: string
   status?: BeeStatus
   statusMessage?: string | null
   sunsetAt?: string | null
@@ -68,4 +71,9 @@ export interface RegisteredBee {
   remote: boolean
   /** The Bee's own rate limit, in calls a minute from all callers together (its publisher's, or the operator's for a built-in); null: none. */
   callsPerMinute: number | null
+  /**
+   * A published Bee's earlier versions, the latest first, each served as its own RegisteredBee: read when first needed
+   * (a call pinned to one, the list of versions), then kept with the Bee. Absent: the Bee has only its current version.
+   */
+  earlierVersions?: () => Stepped<readonly RegisteredBee[]>
 }

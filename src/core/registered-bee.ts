@@ -9,6 +9,9 @@ export type BeeDescription = Omit<BeeDefinition, 'execute'>
 
 export const executePath = (id: string) => `/api/bees/${id}/execute`
 
+/** A Bee's version when it declares none, and every published Bee's first unless its publisher says otherwise. */
+export const DEFAULT_VERSION = '1.0.0'
+
 /** A subscription Bee's plan in micro-units; its costPerCall must be the overage price (0 without one). */
 function planMicros (definition: BeeDescription): PlanMicros | null {
   const { type, plan, costPerCall } = definition.pricing
@@ -27,10 +30,11 @@ function planMicros (definition: BeeDescription): PlanMicros | null {
 export function recordOf (definition: BeeDescription): BeeRecord {
   const {
     execute: _execute, errors: _errors, inputSchema, outputSchema, status, statusMessage, sunsetAt, lastUpdated,
-    callsPerMinute: _callsPerMinute, ...metadata
+    callsPerMinute: _callsPerMinute, version, ...metadata
   } = definition as BeeDefinition
   return {
     ...metadata,
+    version: version ?? DEFAULT_VERSION,
     endpoint: executePath(definition.id),
     inputSchema,
     outputSchema,

@@ -128,6 +128,10 @@ export const BeeRecord = shared('Bee', Type.Object({
   name: Type.String({ description: 'Human-readable name.' }),
   description: Type.String({ description: 'What the Bee does, and what its Honey confidence and freshness mean.' }),
   category: Type.String({ description: 'Functional area: reasoning, data or utility.' }),
+  version: Type.String({
+    description: 'The Bee\'s semantic version (its schemas and endpoint; a breaking change raises the major). Calls get the latest ' +
+      'unless they pin one with the Bee-Version header (1, 1.2 or 1.2.3); GET /api/bees/{id}/versions lists them all.'
+  }),
   endpoint: Type.String({ description: 'Address to execute the Bee: its execute path on this service.' }),
   inputSchema: JsonSchemaDocument('JSON Schema of the execute body.'),
   outputSchema: JsonSchemaDocument('JSON Schema of Honey.result.'),

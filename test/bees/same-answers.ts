@@ -59,7 +59,7 @@ export function groupedTexts (texts: readonly string[], size: number): string[] 
 // Pieces that reach the rules: VADER's boosters, negations, "but", "least", idioms, capitals and marks; wink-nlp's
 // contractions, attached punctuation, abbreviations, hyphens, URLs, mentions, emoticons, emoji, numbers and spaces; the
 // word features' curly apostrophes; the language check's function words; HTML entities and runs without white space.
-const PIECES = [
+export const PIECES = [
   'good', 'GOOD', 'Good', 'bad', 'BAD', 'great', 'terrible', 'love', 'hate', 'nice', 'not', 'NOT', 'no', 'never', 'nor',
   'without', "isn't", 'isn’t', "don't", 'dont', "can't", "won't", "I'm", "it's", "friend's", "friend's.", 'cannot',
   'kind', 'of', 'kind of', 'sort of', 'kinda', 'very', 'VERY', 'extremely', 'barely', 'hardly', 'so', 'this', 'least',

@@ -1,6 +1,7 @@
-import { beeNotFound, failure, validationFailed } from '../errors.js'
+import { ApiError, beeNotFound, failure, validationFailed } from '../errors.js'
 import { hashSecret } from '../ledger/secrets.js'
 import type { Logger } from '../logger.js'
+import { pinnedVersion } from '../pinned-version.js'
 import type { RegisteredBee, Registry } from '../registry.js'
 import type { Stepped } from '../stepped.js'
 import { isVerificationToken } from '../tokens/shape.js'
@@ -15,10 +16,13 @@ export interface Admission {
   resource?: string
   requestId: string
   log: Logger
+  /** The version the caller pinned (`1`, `1.2` or `1.2.3`, see pinnedVersion); undefined: the latest. */
+  version?: string | undefined
 }
 
 /**
- * First step: the Bee exists (404 before the body is even looked at) and is not inactive (409).
+ * First step: the Bee exists (404 before the body is even looked at), in the version the caller pinned if any, and is
+ * not inactive (409).
  * A deprecated Bee is admitted; each door tells its caller so (HTTP: Deprecation and Sunset).
  * At once for a Bee loaded already (the warm path takes no promise); a promise when it is read first.
  */
@@ -28,8 +32,17 @@ export function admit (registry: Registry, admission: Admission): Stepped<Step<{
   return found instanceof Promise ? found.then((bee) => admitted(bee, admission)) : admitted(found, admission)
 }
 
-function admitted (bee: RegisteredBee | undefined, admission: Admission): Step<{ execution: Execution }> {
-  if (bee === undefined) return { ok: false, error: beeNotFound(admission.bee as string) }
+function admitted (found: RegisteredBee | undefined, admission: Admission): Stepped<Step<{ execution: Execution }>> {
+  if (found === undefined) return { ok: false, error: beeNotFound(admission.bee as string) }
+  if (admission.version === undefined) return execution(found, admission)
+  const version = pinnedVersion(found, admission.version)
+  return version instanceof Promise ? version.then((bee) => pinnedExecution(bee, admission)) : pinnedExecution(version, admission)
+}
+
+const pinnedExecution = (version: RegisteredBee | ApiError, admission: Admission): Step<{ execution: Execution }> =>
+  version instanceof ApiError ? { ok: false, error: version } : execution(version, admission)
+
+function execution (bee: RegisteredBee, admission: Admission): Step<{ execution: Execution }> {
   const { id, status, statusMessage } = bee.record
   if (status === 'inactive') {
     return {
@@ -48,6 +61,7 @@ function admitted (bee: RegisteredBee | undefined, admission: Admission): Step<{
       verificationToken: token !== undefined && isVerificationToken(token) ? token : null,
       resource: admission.resource ?? `urn:apiary:bee:${id}`,
       presentedPayment: admission.x402Payment ?? null,
+      pin: admission.version ?? null,
       claim: null,
       hold: null,
       included: null,

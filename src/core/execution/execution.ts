@@ -52,6 +52,8 @@ export interface Execution {
   readonly resource: string
   /** An x402 payment payload the caller presented (as its door decoded it, unchecked); null when none. */
   readonly presentedPayment: unknown
+  /** The Bee-Version the caller pinned, as sent (part of what makes a request under an Idempotency-Key the same); null when unpinned. */
+  readonly pin: string | null
   /** Set by the claim step; cleared once the answer is stored with it (or the key is released). */
   claim: Claim | null
   /** Set by the payment step on a pay-per-use Bee, or on a subscription Bee past its quota (the overage). */
@@ -115,4 +117,6 @@ export interface ExecutionRequest {
   resource?: string
   requestId: string
   log: Logger
+  /** The Bee's version the caller pinned (Bee-Version, or the door's equivalent); undefined: the latest. */
+  version?: string | undefined
 }

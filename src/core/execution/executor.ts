@@ -163,7 +163,8 @@ export class Executor {
       x402Payment: request.x402Payment,
       resource: request.resource,
       requestId: request.requestId,
-      log: request.log
+      log: request.log,
+      version: request.version
     })
     if (!admitted.ok) return admitted
     const { execution } = admitted

@@ -51,7 +51,12 @@ export async function claimKey (ledger: Ledger, limits: IdempotencyLimits, execu
   }
   const scope = scopeOf(tokenHash)
   const outcome = await ledger.idempotency.claim({
-    scope, key, requestHash: requestHashOf(bee.record.id, input), ttlSeconds: limits.ttlSeconds, leaseSeconds: limits.leaseSeconds
+    // A pinned call is another request than an unpinned one, or one pinned otherwise; unpinned calls hash as before versions.
+    scope,
+    key,
+    requestHash: execution.pin === null ? requestHashOf(bee.record.id, input) : requestHashOf(bee.record.id, input, `bee-version:${execution.pin}`),
+    ttlSeconds: limits.ttlSeconds,
+    leaseSeconds: limits.leaseSeconds
   })
   switch (outcome.state) {
     case 'claimed':

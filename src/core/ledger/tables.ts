@@ -129,6 +129,8 @@ export interface Tables {
     previous_signing_secret: string | null
     previous_secret_expires_at: string | null
     version: number
+    /** The Bee's semantic version (its schemas and endpoint); its earlier ones are in bee_versions. */
+    semver: Generated<string>
     created_at: string
     updated_at: string
     /** The catalog version of the row's last change: instances read only rows changed since the version they saw. */
@@ -171,6 +173,17 @@ export interface Tables {
     change_seq: number
   }
   /** A removed Bee's tombstone, so instances that loaded it drop it. */
+  /** A published Bee's earlier versions, each as it was when the next replaced it (see the 0022 migration). */
+  bee_versions: {
+    bee_id: string
+    semver: string
+    endpoint: string
+    /** JSON text, as published_bees'. */
+    input_schema: string
+    output_schema: string
+    /** When the next version replaced it. */
+    replaced_at: string
+  }
   catalog_removals: {
     id: string
     change_seq: number

@@ -16,6 +16,8 @@ export interface CatalogSyncOptions {
   store: CatalogRepository
   proxy: RemoteBeeProxy
   log: Logger
+  /** VERSION_SUNSET_DAYS (default 90): how long an older major is served once a new major replaced it. */
+  sunsetDays?: number
   /** The listener's connection was closed by the database (a restart, a terminated session); unset, it is logged. */
   onConnectionLost?: (error: Error) => void
 }
@@ -156,7 +158,7 @@ export class CatalogSync {
 
   /** One published Bee, read when first used; one this version cannot serve is reported once (the cache keeps its `false`). */
   async #load (id: string): Promise<LoadedBee | null> {
-    const { store, proxy, log } = this.#options
+    const { store, proxy, log, sunsetDays = 90 } = this.#options
     let bee: Awaited<ReturnType<CatalogRepository['catalogBee']>>
     try {
       bee = await store.catalogBee(id)
@@ -168,7 +170,7 @@ export class CatalogSync {
     }
     if (bee === null) return null
     try {
-      return publishedBee(bee, proxy)
+      return publishedBee(bee, proxy, { read: () => store.earlierVersions(id), sunsetDays })
     } catch (error) {
       log.warn({ beeId: bee.id, version: bee.version, reason: (error as Error).message }, 'published Bee skipped: it cannot be loaded')
       return false

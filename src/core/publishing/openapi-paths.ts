@@ -58,6 +58,10 @@ function publishedOperation (generic: Operation, bee: RegisteredBee, codes: Erro
   const runs = bee.record.config.executionMode !== 'sync'
   operation.parameters = (operation.parameters ?? []).filter((parameter) => !('in' in parameter && (parameter.in === 'path' ||
     (!runs && parameter.in === 'header' && parameter.name === 'prefer'))))
+  // The version this document describes: a client that sends it keeps calling that version after newer ones come.
+  for (const parameter of operation.parameters) {
+    if ('in' in parameter && parameter.in === 'header' && parameter.name === 'bee-version') parameter.example = bee.record.version
+  }
   operation.requestBody = {
     required: true,
     content: { 'application/json': { schema: forOpenApiDocument(inputSchema as Json) as OpenAPIV3.SchemaObject } }

@@ -15,6 +15,8 @@ export interface ProxyOptions {
 export interface RemoteTarget {
   beeId: string
   endpoint: string
+  /** The Bee's version the call is for (the latest, or the one the caller pinned), sent as Bee-Version. */
+  version: string
   signingSecret: string
   /** A rotated-out secret that still signs, next to the new one, until `previousUntil` (epoch ms). */
   previousSigningSecret?: string | null
@@ -24,6 +26,7 @@ export interface RemoteTarget {
 export const SIGNATURE_HEADER = 'x-apiary-signature'
 export const TIMESTAMP_HEADER = 'x-apiary-timestamp'
 export const BEE_ID_HEADER = 'x-apiary-bee-id'
+export const BEE_VERSION_HEADER = 'bee-version'
 export const CONFIDENCE_HEADER = 'x-bee-confidence'
 
 /**
@@ -92,6 +95,7 @@ export class RemoteBeeProxy {
             'content-type': 'application/json',
             accept: 'application/json',
             [BEE_ID_HEADER]: target.beeId,
+            [BEE_VERSION_HEADER]: target.version,
             'x-request-id': context.requestId,
             [TIMESTAMP_HEADER]: timestamp,
             [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)

@@ -3,6 +3,7 @@ import { beeNotFound, failure } from '../errors.js'
 import type { CatalogRepository, ChangedBee, StoredBee } from '../ledger/catalog/catalog-repository.js'
 import { newSecret } from '../ledger/secrets.js'
 import { owned } from '../ownership.js'
+import { DEFAULT_VERSION } from '../registered-bee.js'
 import type { Caller } from '../principal.js'
 import type { RegisteredBee, Registry } from '../registry.js'
 import type { BeeStatus, ManagedBee, PublishedBee } from '../schemas.js'
@@ -12,6 +13,7 @@ import type { EgressPolicy } from './egress.js'
 import { nextStatus } from './lifecycle.js'
 import { managed, managedPublished } from './managed-bee.js'
 import { toInputSchema, toOutputSchema } from './schema-conversion.js'
+import { checkedVersion, nextVersion } from './versions.js'
 
 /** The fields a publisher gives a Bee, as published. */
 interface BeeFields {
@@ -30,6 +32,8 @@ interface BeeFields {
 /** A Bee to publish. */
 export interface Publication extends Omit<BeeFields, 'colony' | 'config'> {
   id: string
+  /** Its first version (default 1.0.0). */
+  version?: string | undefined
   colony?: string | undefined
   config?: BeeFields['config'] | undefined
   rateLimit?: { callsPerMinute: number } | undefined
@@ -37,6 +41,8 @@ export interface Publication extends Omit<BeeFields, 'colony' | 'config'> {
 
 /** The fields to change (absent: kept); status changes follow the lifecycle. */
 export interface BeeChange extends Partial<BeeFields> {
+  /** The version the change makes (see nextVersion); absent: the next minor or patch, when the change makes one. */
+  version?: string | undefined
   rateLimit?: { callsPerMinute: number } | null | undefined
   status?: BeeStatus | undefined
   statusMessage?: string | null | undefined
@@ -104,6 +110,7 @@ export class PublishingService {
       execution: executionOf(bee.config ?? {}, pricing, this.#options.runMaxSeconds),
       signingSecret: newSecret('bsk'),
       version: 1,
+      semver: bee.version === undefined ? DEFAULT_VERSION : checkedVersion(bee.version),
       createdAt: now,
       updatedAt: now
     }
@@ -142,6 +149,11 @@ export class PublishingService {
     const next = nextStatus(stored, change, byAdmin)
     if (change.endpoint !== undefined) await this.#checkEndpoint(change.endpoint)
     const { secrets: _sealed, ...kept } = stored
+    const versioned = {
+      endpoint: change.endpoint ?? stored.endpoint,
+      inputSchema: change.inputSchema === undefined ? keptSchema(stored.inputSchema, 'inputSchema') : schemaOf(() => toInputSchema(change.inputSchema)),
+      outputSchema: change.outputSchema === undefined ? keptSchema(stored.outputSchema, 'outputSchema') : schemaOf(() => toOutputSchema(change.outputSchema))
+    }
     const pricing = change.pricing === undefined ? stored.pricing : priceOf(change.pricing, currency)
     const updated: ChangedBee = {
       ...kept,
@@ -150,9 +162,9 @@ export class PublishingService {
       description: change.description ?? stored.description,
       category: change.category ?? stored.category,
       colony: change.colony ?? stored.colony,
-      endpoint: change.endpoint ?? stored.endpoint,
-      inputSchema: change.inputSchema === undefined ? keptSchema(stored.inputSchema, 'inputSchema') : schemaOf(() => toInputSchema(change.inputSchema)),
-      outputSchema: change.outputSchema === undefined ? keptSchema(stored.outputSchema, 'outputSchema') : schemaOf(() => toOutputSchema(change.outputSchema)),
+      ...versioned,
+      // A new version keeps the one it replaces, for callers pinned to it (see CatalogRepository.updateBee).
+      semver: nextVersion(stored, versioned, change.version),
       pricing,
       execution: executionOf(change.config ?? {}, pricing, this.#options.runMaxSeconds, stored.execution),
       primaryServices: change.config?.primaryServices ?? stored.primaryServices,
@@ -161,11 +173,11 @@ export class PublishingService {
       updatedAt: now
     }
     checkDocumentShare(updated, maxDocumentBytes)
-    const version = await store.updateBee(updated)
+    const version = await store.updateBee(updated, stored.semver)
     // Removed since it was read: there is nothing to show changed.
     if (version === null) throw beeNotFound(id)
     await this.#options.refresh({ version, ids: [id] })
-    log.info({ beeId: id, status: updated.status }, 'Bee changed')
+    log.info({ beeId: id, status: updated.status, version: updated.semver }, 'Bee changed')
     return managedPublished(updated)
   }
 

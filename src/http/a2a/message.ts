@@ -7,7 +7,7 @@ import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/ex
 import type { Logger } from '../../core/logger.js'
 import { fromMicros } from '../../core/money.js'
 import { bodyAjv } from '../../core/validation.js'
-import { META } from '../mcp/meta.js'
+import { META, pinOf } from '../mcp/meta.js'
 import { apiaryDetails, invalidParams, protocolError, RpcCode, type RpcError } from './errors.js'
 import { JSON_MEDIA_TYPE, TaskState } from './protocol.js'
 import { BeeCall, SendMessageParams, type Message, type Part, type Task } from './schemas.js'
@@ -87,7 +87,8 @@ export function readCall (params: unknown, context: SendContext): ReadCall {
       walletToken: context.walletToken ?? (typeof walletToken === 'string' && walletToken.length > 0 ? walletToken : undefined),
       idempotencyKey: context.idempotencyKey ?? metadataValue(params, META.idempotencyKey),
       requestId: context.requestId,
-      log: context.log
+      log: context.log,
+      version: pinOf(metadataValue(params, META.beeVersion))
     }
   }
 }

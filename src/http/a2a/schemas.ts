@@ -31,7 +31,7 @@ export const SendMessageParams = Type.Object({
   configuration: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Send configuration; the answer is always the finished task, whatever it asks.' })),
   metadata: Type.Optional(Type.Object({}, {
     additionalProperties: true,
-    description: '"ai.apiary/walletToken" and "ai.apiary/idempotencyKey" stand in for the headers when a client cannot set them.'
+    description: '"ai.apiary/walletToken", "ai.apiary/idempotencyKey" and "ai.apiary/beeVersion" stand in for the headers when a client cannot set them.'
   }))
 }, { description: 'SendMessageRequest: a message whose data part is `{beeId, input}`.' })
 export type SendMessageParams = Static<typeof SendMessageParams>

@@ -3,7 +3,7 @@ import type { HoneySerializer } from '../../core/execution/execution.js'
 import { fromMicros } from '../../core/money.js'
 import { PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../../core/x402/schemas.js'
 import { baseUrlOf } from '../base-url.js'
-import { BALANCE_HEADER, COST_HEADER, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
+import { BALANCE_HEADER, BEE_VERSION_HEADER, COST_HEADER, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
 import { walletTokenOf } from '../wallet-token.js'
 import { endWithStep, whenStepped } from './hook-steps.js'
 import { claimRun, isRunCall, startRun } from './runs.js'
@@ -31,9 +31,16 @@ function resourceOf (request: FastifyRequest): string {
   }
 }
 
+/** The version a call pins; a header sent twice is joined with a comma, which no version has, and is refused. */
+function versionOf (request: FastifyRequest): string | undefined {
+  const pin = request.headers[BEE_VERSION_HEADER]
+  return Array.isArray(pin) ? pin.join(', ') : pin
+}
+
 /**
- * preValidation, the core's admission: finds the Bee (404 when unknown, before the body is even looked at), refuses an
- * inactive one with 409, and marks a deprecated one with Deprecation/Sunset.
+ * preValidation, the core's admission: finds the Bee (404 when unknown, before the body is even looked at) in the version
+ * Bee-Version pins, refuses an inactive one with 409, marks a deprecated one with Deprecation/Sunset, and names the
+ * version that answers.
  */
 export function admitBee (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const admitting = request.server.executor.admit({
@@ -43,7 +50,8 @@ export function admitBee (request: FastifyRequest, reply: FastifyReply, done: Ho
     // Named only where x402 can offer anything.
     resource: request.server.x402 === null ? undefined : resourceOf(request),
     requestId: request.id,
-    log: request.log
+    log: request.log,
+    version: versionOf(request)
   })
   whenStepped(admitting, done, (admitted) => {
     if (!admitted.ok) {
@@ -51,7 +59,8 @@ export function admitBee (request: FastifyRequest, reply: FastifyReply, done: Ho
       return
     }
     request.execution = admitted.execution
-    const { status, sunsetAt, lastUpdated } = admitted.execution.bee.record
+    const { status, sunsetAt, lastUpdated, version } = admitted.execution.bee.record
+    reply.header(BEE_VERSION_HEADER, version)
     if (status === 'deprecated') {
       // RFC 9745: when it was deprecated, as a structured-field date; RFC 8594: when it goes away.
       reply.header('deprecation', `@${Math.floor(Date.parse(lastUpdated) / 1000)}`)

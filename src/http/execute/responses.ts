@@ -5,8 +5,8 @@ import { PROXY_ERRORS } from '../../core/publishing/proxy.js'
 import type { ErrorCodes, RegisteredBee } from '../../core/registry.js'
 import { Honey, PaymentRequiredBody, ValidationErrorBody, type SharedSchema } from '../../core/schemas.js'
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../../core/x402/schemas.js'
-import { BALANCE_HEADER, COST_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
-import { BEE_NOT_FOUND, BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, TOKEN_PAYMENT_CODES, UNSUPPORTED_MEDIA_TYPE } from '../refusals.js'
+import { BALANCE_HEADER, BEE_VERSION_HEADER, COST_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
+import { BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, TOKEN_PAYMENT_CODES, UNSUPPORTED_MEDIA_TYPE } from '../refusals.js'
 import { EXECUTE_RATE_LIMIT_CODES, executeRateLimitedResponse } from '../rate-limited-response.js'
 
 /* The request headers and the response schemas of the execute routes: every status they can send, and its codes. */
@@ -17,6 +17,11 @@ const IdempotencyHeaders = Type.Object({
     description: 'Makes a retry safe: the same key and body within IDEMPOTENCY_TTL_HOURS replays the first 200 without a new ' +
       'charge. Answers are kept only for callers with a wallet: on a free Bee the key needs a valid X-Registry-Wallet-Token ' +
       '(else 400 IDEMPOTENCY_WALLET_REQUIRED).'
+  })),
+  [BEE_VERSION_HEADER]: Type.Optional(Type.String({
+    maxLength: 50,
+    description: 'Pins the Bee\'s version: a major (1), a minor (1.2) or an exact version (1.2.3); the highest matching version ' +
+      'answers, validating the body against its own inputSchema. Absent: the latest. None matching: 404 BEE_VERSION_NOT_FOUND.'
   }))
 })
 
@@ -45,6 +50,7 @@ function successHeaders (paid: boolean, x402: boolean) {
         }
       : {}),
     [REPLAYED_HEADER]: header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key.'),
+    [BEE_VERSION_HEADER]: header('The Bee\'s version that answered: the latest, or the highest matching the Bee-Version sent.'),
     deprecation: header('Set when the Bee is deprecated: when, as @ and Unix seconds, e.g. @1767225600 (RFC 9745).'),
     sunset: header('Set when a deprecated Bee has an announced end: an HTTP date (RFC 8594).'),
     'x-request-id': header('This request\'s id: quote it when reporting a problem.'),
@@ -62,7 +68,7 @@ function successHeaders (paid: boolean, x402: boolean) {
 export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: ErrorCodes, x402: boolean): ErrorCodes {
   const paid = bee === undefined || bee.paid
   const codes: CodesByStatus = {
-    400: [...REQUEST_CODES, ...BODY_CODES[400], 'VALIDATION_FAILED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_WALLET_REQUIRED'],
+    400: [...REQUEST_CODES, ...BODY_CODES[400], 'VALIDATION_FAILED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_WALLET_REQUIRED', 'INVALID_VERSION'],
     409: ['BEE_INACTIVE', 'IDEMPOTENCY_IN_FLIGHT'],
     413: BODY_CODES[413],
     415: BODY_CODES[415],
@@ -83,12 +89,16 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
     codes[502] = [...codes[502] ?? [], 'X402_SETTLEMENT_UNKNOWN']
     codes[503] = [...codes[503] ?? [], 'X402_FACILITATOR_UNAVAILABLE']
   }
-  if (bee === undefined) codes[404] = ['BEE_NOT_FOUND']
+  codes[404] = bee === undefined ? ['BEE_NOT_FOUND', 'BEE_VERSION_NOT_FOUND'] : ['BEE_VERSION_NOT_FOUND']
   return codes
 }
 
 /** The refusals an execute route gives as other routes do. */
-const COMMON_REFUSALS: Record<number, object> = { 404: BEE_NOT_FOUND, 413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE }
+const COMMON_REFUSALS: Record<number, object> = { 413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE }
+
+/** 404: of the generic route, an unknown Bee or version; of a Bee's own route, a version it does not have. */
+const EXECUTE_NOT_FOUND = refusal('No Bee has this id, or none of its versions matches Bee-Version.', ['BEE_NOT_FOUND', 'BEE_VERSION_NOT_FOUND'], { name: 'ExecuteNotFound' })
+const VERSION_NOT_FOUND = refusal('None of the Bee\'s versions matches Bee-Version.', ['BEE_VERSION_NOT_FOUND'], { name: 'BeeVersionNotFound' })
 
 /**
  * What each other error status of an execute route means, its body when it is not the plain error, and the
@@ -96,7 +106,7 @@ const COMMON_REFUSALS: Record<number, object> = { 404: BEE_NOT_FOUND, 413: PAYLO
  */
 const EXECUTE_ERRORS: Record<number, { description: string, body?: SharedSchema, name?: string }> = {
   400: {
-    description: 'The body is missing, not JSON, or does not match the Bee\'s inputSchema; or the Idempotency-Key is invalid.',
+    description: 'The body is missing, not JSON, or does not match the Bee\'s inputSchema; or the Idempotency-Key or Bee-Version is invalid.',
     body: ValidationErrorBody,
     name: 'ExecuteBadRequest'
   },
@@ -129,6 +139,7 @@ export function executeResponses (result: TSchema, bee: RegisteredBee | undefine
   const refusals = Object.entries(executeErrorCodes(bee, upstream, x402)).map(([status, codes]) => {
     const { description, ...options } = EXECUTE_ERRORS[Number(status)] ?? { description: '' }
     if (status === '429') return [status, executeRateLimitedResponse]
+    if (status === '404') return [status, bee === undefined ? EXECUTE_NOT_FOUND : VERSION_NOT_FOUND]
     if (status === '402' && x402) {
       return [status, { ...refusal(description, codes, { ...options, name: 'PaymentRequiredX402' }), headers: X402_OFFER_HEADERS }]
     }

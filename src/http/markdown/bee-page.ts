@@ -43,6 +43,7 @@ export function beePage (bee: RegisteredBee, baseUrl: string, level = 1): string
       `- Price: ${priceText(record.pricing)}`,
       `- Category: ${code(record.category)}, colony: ${code(record.colony)}`,
       `- Status: ${record.status}`,
+      `- Version: ${record.version} (pin a version with the \`Bee-Version\` header; ${baseUrl}/api/bees/${record.id}/versions lists them)`,
       `- Execute: \`POST ${baseUrl}${record.endpoint}\` with the input as a JSON body; the answer is Honey ` +
         '`{beeId, timestamp, result, confidence, freshness}`',
       `- MCP: the tool ${code(record.id)} at \`${baseUrl}/mcp\``,

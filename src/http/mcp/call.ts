@@ -5,7 +5,7 @@ import { fromMicros } from '../../core/money.js'
 import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META } from '../../core/x402/schemas.js'
 import { fromApiError, type Era } from './errors.js'
 import { FIND_BEES, findBees } from './find-bees.js'
-import { META } from './meta.js'
+import { META, pinOf } from './meta.js'
 import type { McpOptions } from './options.js'
 
 /** What the HTTP request around an MCP request carries for it. */
@@ -42,7 +42,8 @@ export function executionRequest (params: CallToolRequestParams, context: CallCo
     x402Payment: meta?.[MCP_PAYMENT_META],
     resource: `mcp://tool/${params.name}`,
     requestId: context.requestId,
-    log: context.log
+    log: context.log,
+    version: pinOf(meta?.[META.beeVersion])
   }
 }
 

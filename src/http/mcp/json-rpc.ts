@@ -7,7 +7,7 @@ export const JsonRpcRequest = Type.Object({
   jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }),
   id: Type.Optional(Type.Unknown({ description: 'Request id (string or number); absent for a notification.' })),
   method: Type.String({ description: 'MCP method: initialize, tools/list, tools/call, server/discover, ping, notifications/…' }),
-  params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Method parameters; `_meta` carries "ai.apiary/walletToken" and "ai.apiary/idempotencyKey" on tools/call.' }))
+  params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Method parameters; `_meta` carries "ai.apiary/walletToken", "ai.apiary/idempotencyKey" and "ai.apiary/beeVersion" on tools/call.' }))
 }, { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.', examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }] })
 
 export const JsonRpcError = shared('McpErrorResponse', Type.Object({

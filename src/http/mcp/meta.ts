@@ -10,6 +10,8 @@ export const META = {
   /** Tool: the Bee's category and colony, for filtering on the client. */
   category: 'ai.apiary/category',
   colony: 'ai.apiary/colony',
+  /** Tool: the Bee's latest version. tools/call request (and A2A metadata): the version to pin, as the Bee-Version header takes it. */
+  beeVersion: 'ai.apiary/beeVersion',
   /** tools/call request: the wallet token, when the HTTP request does not carry X-Registry-Wallet-Token. */
   walletToken: 'ai.apiary/walletToken',
   /** tools/call request: the Idempotency-Key, when the HTTP request does not carry the header. */
@@ -24,3 +26,7 @@ export const META = {
   /** tools/call result of a paid call: `{amount, currency, balance}`, what this call took and what the wallet has left. */
   charge: 'ai.apiary/charge'
 } as const
+
+/** A pinned version as `_meta` or metadata carries it: a number (1) reads as its text; any other value, as JSON, is refused by the core. */
+export const pinOf = (value: unknown): string | undefined =>
+  value === undefined || typeof value === 'string' ? value : typeof value === 'number' ? String(value) : JSON.stringify(value)

@@ -30,7 +30,8 @@ export function beeTool (record: BeeRecord): Tool {
       [META.pricing]: { ...record.pricing },
       [META.status]: record.status,
       [META.category]: record.category,
-      [META.colony]: record.colony
+      [META.colony]: record.colony,
+      [META.beeVersion]: record.version
     }
   }
 }

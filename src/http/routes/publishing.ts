@@ -42,8 +42,15 @@ const BeeFields = {
   }, { description: 'Execution details (absent executionMode: sync).' })
 }
 
+const VERSION_PUBLISHED = 'Semantic version of three numbers (default 1.0.0). See Versions in docs/publishers.md.'
+const VERSION_CHANGED = 'The version this change makes, above the current one: needed, with a new major, for a change that breaks callers ' +
+  '(400 BREAKING_CHANGE lists what breaks). Absent: a change of schema makes the next minor, of endpoint alone the next patch, and ' +
+  'a change of neither keeps the version. Callers pinned to an earlier version are still served it.'
+const Version = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 50, description }))
+
 const PublishBody = Type.Object({
   id: BeeId,
+  version: Version(VERSION_PUBLISHED),
   ...BeeFields,
   colony: Type.Optional(BeeFields.colony),
   config: Type.Optional(BeeFields.config),
@@ -63,6 +70,7 @@ const PublishBody = Type.Object({
 })
 
 const PatchBody = Type.Object({
+  version: Version(VERSION_CHANGED),
   name: Type.Optional(BeeFields.name),
   description: Type.Optional(BeeFields.description),
   category: Type.Optional(BeeFields.category),
@@ -85,7 +93,7 @@ const PatchBody = Type.Object({
 const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
   [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'], { name: 'BeeTooLarge' })
 /** Refusals of a Bee's fields, whether published or changed. */
-const FIELD_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'INVALID_EXECUTION', 'ENDPOINT_FORBIDDEN']
+const FIELD_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'INVALID_EXECUTION', 'ENDPOINT_FORBIDDEN', 'INVALID_VERSION']
 
 /** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
 const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -102,7 +110,7 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PublishBody,
       response: {
         201: PublishedBee,
-        ...bodyRefusals('The body does not match its schema, or a price, schema or endpoint is refused.', FIELD_CODES),
+        ...bodyRefusals('The body does not match its schema, or a price, schema, endpoint or version is refused.', FIELD_CODES),
         401: PRINCIPAL_REQUIRED,
         403: refusal('Only publishers publish: the admin token cannot.', ['PUBLISHER_REQUIRED']),
         409: refusal('The id is taken or reserved, or you have as many Bees as a publisher may have.', ['BEE_ID_TAKEN', 'BEE_ID_RESERVED', 'PUBLISHER_BEE_LIMIT']),
@@ -125,8 +133,8 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PatchBody,
       response: {
         200: ManagedBee,
-        ...bodyRefusals('The body does not match its schema, a price, schema or endpoint is refused, or the status change is not allowed as sent.',
-          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION']),
+        ...bodyRefusals('The body does not match its schema, a price, schema, endpoint or version is refused, the change breaks callers without a new major version, or the status change is not allowed as sent.',
+          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION', 'BREAKING_CHANGE']),
         401: PRINCIPAL_REQUIRED,
         403: refusal('The Bee is built in (only its status changes, by the operator), or only the operator may revive it.', ['BEE_RESERVED', 'BEE_DEPRECATED']),
         404: BEE_NOT_FOUND,

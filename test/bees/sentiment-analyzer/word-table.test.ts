@@ -3,6 +3,7 @@ import { test } from 'tap'
 import fc from 'fast-check'
 import { TUNED_SENTIMENT_MODEL } from '../../../bees/sentiment-analyzer/analyze.js'
 import type { SentimentModelFile } from '../../../bees/sentiment-analyzer/model-file.js'
+import { NEGATED, PLAIN, VECTOR } from '../../../bees/sentiment-analyzer/model.js'
 import { WordTable } from '../../../bees/sentiment-analyzer/word-table.js'
 
 /** Whether the table answers every probe as a Map of the same entries does, value for value (-0 and NaN included). */
@@ -18,6 +19,27 @@ test('the shipped model reads back every word and vector weight of sentiment-mod
   t.ok(file.words.every((word, i) => Object.is(words.get(word), file.weights[i])), `${file.words.length} words`)
   t.ok(file.vectorWords.every((word, i) => Object.is(vectors.get(word), file.vectorWeights[i])), `${file.vectorWords.length} vector words`)
   t.equal(words.get('~great great'), undefined)
+})
+
+test('the shipped unigram table holds each unigram\'s weight, plain and negated, and its vector, as the file has them', async t => {
+  const file = JSON.parse(readFileSync(new URL('../../../bees/sentiment-analyzer/sentiment-model.json', import.meta.url), 'utf8')) as SentimentModelFile
+  const unigrams = TUNED_SENTIMENT_MODEL.learned.unigrams!
+  const valueOf = (word: string, column: number): number => {
+    const at = unigrams.indexOf(word)
+    return at === -1 ? NaN : unigrams.valueAt(at, column)
+  }
+  const unigramWords = file.words.map((word, i) => [word, file.weights[i]!] as const).filter(([word]) => !word.includes(' '))
+  t.ok(unigramWords.every(([word, weight]) => word.startsWith('~')
+    ? Object.is(valueOf(word.slice(1), NEGATED), weight)
+    : Object.is(valueOf(word, PLAIN), weight)), `${unigramWords.length} unigram weights`)
+  t.ok(file.vectorWords.every((word, i) => Object.is(valueOf(word, VECTOR), file.vectorWeights[i])), `${file.vectorWords.length} vectors`)
+  t.same([unigrams.indexOf('great great'), unigrams.indexOf('~great')], [-1, -1], 'no bigram, no negated key')
+})
+
+test('a table of several columns gives each key its row', async t => {
+  const table = new WordTable(['good', 'bad'], [1, 2, 3, 4, 5, 6], 3)
+  t.same([table.valueAt(table.indexOf('bad'), 0), table.valueAt(table.indexOf('bad'), 2), table.get('good'), table.indexOf('ok')], [4, 6, 1, -1])
+  t.throws(() => new WordTable(['good', 'bad'], [1, 2, 3], 2), RangeError)
 })
 
 test('a word the table lacks is undefined, however close it is to one it has', async t => {

@@ -61,7 +61,8 @@ test('a tool is its Bee: title, description, schemas in the tool dialect, annota
     'ai.apiary/pricing': { type: 'pay-per-use', costPerCall: 0.001, currency: 'USD' },
     'ai.apiary/status': 'active',
     'ai.apiary/category': record.category,
-    'ai.apiary/colony': 'core'
+    'ai.apiary/colony': 'core',
+    'ai.apiary/beeVersion': '1.0.0'
   })
   t.same(sentiment.annotations, { title: record.name, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     'a paid Bee spends money: neither read-only nor idempotent')

@@ -69,7 +69,8 @@ test('a paid Bee\'s document asks for the wallet header, lists its upstream erro
   t.same(operation.security, [{ walletToken: [] }])
   t.match(document.components?.securitySchemes?.walletToken, { type: 'apiKey', in: 'header', name: 'X-Registry-Wallet-Token' })
   t.ok(operation.responses['402'] && operation.responses['502'], 'payment and upstream failures are documented')
-  t.notOk(operation.responses['404'], 'the Bee exists: no 404 for it')
+  t.same((operation.responses['404'] as any)?.content['application/json'].schema.allOf[1].properties.code.enum, ['BEE_VERSION_NOT_FOUND'],
+    'the Bee exists: its 404 is only for a version it does not have')
   const wallet = await createWallet(app, 1)
   const call = await app.inject(requestFrom(document, wallet.token))
   t.equal(call.statusCode, 200, call.body)

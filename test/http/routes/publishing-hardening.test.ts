@@ -44,6 +44,7 @@ function storedBee (id: string, owner: { id: string, email: string }, extra: Par
     callsPerMinute: null,
     signingSecret: 'bsk_legacy',
     version: 1,
+    semver: '1.0.0',
     createdAt: now,
     updatedAt: now,
     ...extra
@@ -94,7 +95,8 @@ test('a stored Bee that cannot be loaded is skipped with one warning; the others
   t.equal(statusOnly.statusCode, 400, 'a change that keeps the unloadable schema is refused, not a 500')
   t.match(statusOnly.json(), { code: 'INVALID_SCHEMA', message: /the stored inputSchema .*Send a new inputSchema/ })
   const fixed = await app.inject({
-    method: 'PATCH', url: '/api/bees/legacy-defaults', headers: publisher.headers, payload: { inputSchema: shoutInput }
+    // Its new schema breaks what the old one accepted: a new major (the old version stays unserved, as it was).
+    method: 'PATCH', url: '/api/bees/legacy-defaults', headers: publisher.headers, payload: { inputSchema: shoutInput, version: '2.0.0' }
   })
   t.equal(fixed.statusCode, 200, 'its owner repairs it')
   t.equal((await app.inject('/api/bees/legacy-defaults')).json().status, 'active', 'and it is served again')

@@ -169,7 +169,8 @@ test('the lifecycle: inactive, deprecated with a sunset, revived only by the ope
   t.equal(revive.json().code, 'BEE_DEPRECATED')
   t.equal((await patch({ status: 'active' }, adminHeaders)).json().status, 'active', 'the operator revives it')
 
-  const schemaChange = await patch({ inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 3 } }, required: ['text'] } })
+  // A narrowed input breaks callers: a new major.
+  const schemaChange = await patch({ inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 3 } }, required: ['text'] }, version: '2.0.0' })
   t.equal(schemaChange.statusCode, 200)
   t.equal((await app.inject({ method: 'POST', url: '/api/bees/aging/execute', payload: { text: 'toolong' } })).statusCode, 400, 'the new schema validates at once')
 

@@ -1,7 +1,10 @@
-import type { Expression, QueryCreator, RawBuilder, Transaction } from 'kysely'
+import type { Expression, InsertQueryBuilder, InsertResult, QueryCreator, RawBuilder, Transaction } from 'kysely'
 import type { Tables } from '../tables.js'
 import type { CatalogRepository, SearchText, StoredBee } from './catalog-repository.js'
 import type { SealedRow } from './insert-row.js'
+
+/** The statement that keeps a Bee's replaced version: an insert that reads the row before the change writes it. */
+export type Archive = (query: QueryCreator<Tables>) => InsertQueryBuilder<Tables, 'bee_versions', InsertResult>
 
 /** A write of the catalog's rows under the version `version` (see CatalogDialect.change). */
 export type CatalogWrite<P, T> = (query: QueryCreator<Tables>, version: Expression<number>, prepared: P) => Promise<T>
@@ -31,6 +34,9 @@ export interface CatalogDialect {
    * version with it. `sealed`: its row as stored, its secrets sealed.
    */
   insertWithinQuota: (bee: StoredBee, maxPerOwner: number, sealed: () => SealedRow) => ReturnType<CatalogRepository['insertBeeWithinQuota']>
-  /** Runs `update`, the write of a published Bee's changed row, with its search row and the next version. */
-  update: <T>(text: SearchText, update: (query: QueryCreator<Tables>, version: Expression<number>) => Promise<T>) => Promise<T>
+  /**
+   * Runs `update`, the write of a published Bee's changed row, with its search row and the next version, after
+   * `archive` (when the change replaces the Bee's semantic version), which copies the row as it was into bee_versions.
+   */
+  update: <T>(text: SearchText, archive: Archive | null, update: (query: QueryCreator<Tables>, version: Expression<number>) => Promise<T>) => Promise<T>
 }

@@ -43,9 +43,22 @@ export interface StoredBee {
   /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
   previousSigningSecret?: string | null
   previousSecretExpiresAt?: string | null
+  /** The row's revision, moved by every change (not the Bee's semantic version: that is `semver`). */
   version: number
+  /** The Bee's semantic version: its schemas and endpoint as callers may pin them. */
+  semver: string
   createdAt: string
   updatedAt: string
+}
+
+/** An earlier version of a published Bee, as it was when the next replaced it: immutable. */
+export interface EarlierVersion {
+  semver: string
+  endpoint: string
+  inputSchema: JsonObject
+  outputSchema: JsonObject
+  /** When the next version replaced it. */
+  replacedAt: string
 }
 
 /**
@@ -159,8 +172,13 @@ export interface CatalogRepository {
    * tells the catalog version it committed as.
    */
   insertBeeWithinQuota (bee: StoredBee, maxPerOwner: number): Promise<{ outcome: 'inserted', version: number } | { outcome: 'taken' } | { outcome: 'over-quota' }>
-  /** The catalog version the change committed as; null when there was no such Bee. */
-  updateBee (bee: ChangedBee): Promise<number | null>
+  /**
+   * The catalog version the change committed as; null when there was no such Bee. `replaces`: the version the change
+   * replaces (the stored `semver`, when the change's differs), kept in the same commit (see earlierVersions).
+   */
+  updateBee (bee: ChangedBee, replaces?: string): Promise<number | null>
+  /** A published Bee's earlier versions, the latest first (its current one is its row's). */
+  earlierVersions (id: string): Promise<EarlierVersion[]>
   deleteBee (id: string): Promise<boolean>
   setBuiltinState (state: BuiltinState): Promise<void>
 }

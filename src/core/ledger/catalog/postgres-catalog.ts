@@ -87,7 +87,11 @@ export function postgresCatalog (db: Kysely<Tables>, notifications: CatalogNotif
       }
     },
 
-    // One statement, committed by itself (a round trip where a transaction took four).
-    update: async (text, update) => await update(searchThenBump(db, text), bumped)
+    // One statement, committed by itself (a round trip where a transaction took four). Its parts all see the rows as
+    // they were when it started, so the archive copies the version the update replaces.
+    update: async (text, archive, update) => {
+      const query = searchThenBump(db, text)
+      return await update(archive === null ? query : query.with('archived', (q) => archive(q as unknown as QueryCreator<Tables>)) as unknown as QueryCreator<Tables>, bumped)
+    }
   }
 }

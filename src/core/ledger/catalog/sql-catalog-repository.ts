@@ -1,9 +1,10 @@
 import { type Expression, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely'
+import semver from 'semver'
 import type { JsonObject } from '../../publishing/json-schema.js'
 import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
-import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilter, CatalogRepository, StoredBee, UnreadableBee } from './catalog-repository.js'
+import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilter, CatalogRepository, EarlierVersion, StoredBee, UnreadableBee } from './catalog-repository.js'
 import type { CatalogDialect } from './catalog-dialect.js'
 import { inserting, insertRow, type SealedRow } from './insert-row.js'
 import type { CatalogNotifications } from './notifications.js'
@@ -38,6 +39,7 @@ const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | SecretColumns> & { p
   max_run_seconds: bee.execution?.maxRunSeconds ?? null,
   event_schema: bee.execution?.eventSchema == null ? null : JSON.stringify(bee.execution.eventSchema),
   version: bee.version,
+  semver: bee.semver,
   created_at: bee.createdAt,
   updated_at: bee.updatedAt
 })
@@ -81,6 +83,7 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
     },
     previousSecretExpiresAt: row.previous_secret_expires_at,
     version: Number(row.version),
+    semver: row.semver,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     secrets: () => ({
@@ -264,12 +267,33 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: CatalogDialec
       return await dialect.insertWithinQuota(bee, maxPerOwner, () => toRow(bee, box))
     },
 
-    async updateBee (bee) {
+    async updateBee (bee, replaces) {
       const { id, ...row } = changedRow(bee)
       const update = (query: QueryCreator<Tables>, version: Expression<number>) => query.updateTable('published_bees')
         .set({ ...row, change_seq: version }).where('id', '=', id).returning('change_seq').executeTakeFirst()
-      const updated = await dialect.update(bee, update)
+      // The row as it is when the change commits: the version it replaces, unless another change replaced it meanwhile.
+      const archive = replaces === undefined || replaces === bee.semver
+        ? null
+        : (query: QueryCreator<Tables>) => query.insertInto('bee_versions')
+            .columns(['bee_id', 'semver', 'endpoint', 'input_schema', 'output_schema', 'replaced_at'])
+            .expression((eb) => eb.selectFrom('published_bees')
+              .select(['id', 'semver', 'endpoint', 'input_schema', 'output_schema', sql.val(bee.updatedAt).as('replaced_at')])
+              .where('id', '=', id).where('semver', '=', replaces))
+            .onConflict((oc) => oc.columns(['bee_id', 'semver']).doNothing())
+      const updated = await dialect.update(bee, archive, update)
       return updated === undefined ? null : Number(updated.change_seq)
+    },
+
+    async earlierVersions (id) {
+      if (!isBeeId(id)) return []
+      const rows = await db.selectFrom('bee_versions').selectAll().where('bee_id', '=', id).execute()
+      return rows.map((row): EarlierVersion => ({
+        semver: row.semver,
+        endpoint: row.endpoint,
+        inputSchema: JSON.parse(row.input_schema) as JsonObject,
+        outputSchema: JSON.parse(row.output_schema) as JsonObject,
+        replacedAt: row.replaced_at
+      })).sort((a, b) => semver.rcompare(a.semver, b.semver))
     },
 
     async deleteBee (id) {
@@ -277,6 +301,8 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: CatalogDialec
         const result = await trx.deleteFrom('published_bees').where('id', '=', id).executeTakeFirst()
         const deleted = Number(result.numDeletedRows) > 0
         if (deleted) await index(trx, null, id)
+        // A Bee published again under this id starts its versions anew.
+        if (deleted) await trx.deleteFrom('bee_versions').where('bee_id', '=', id).execute()
         return deleted
       }, async (query, version, deleted) => {
         if (deleted) {

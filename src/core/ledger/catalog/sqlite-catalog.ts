@@ -57,6 +57,9 @@ export function sqliteCatalog (db: Kysely<Tables>, notifications: CatalogNotific
       return typeof outcome === 'number' ? { outcome: 'inserted', version: outcome } : { outcome }
     },
 
-    update: async (text, update) => await change((trx) => index(trx, text, text.id), update)
+    update: async (text, archive, update) => await change((trx) => index(trx, text, text.id), async (query, version) => {
+      if (archive !== null) await archive(query).execute()
+      return await update(query, version)
+    })
   }
 }
