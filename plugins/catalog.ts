@@ -3,6 +3,7 @@ import { CatalogListing } from '../src/core/catalog-listing.js'
 import { commaList } from '../src/core/comma-list.js'
 import { CatalogSync, type OwnChange } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
+import { OpenApiImport } from '../src/core/publishing/openapi-import.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
 import { PublishingService } from '../src/core/publishing/service.js'
 import { type CatalogSearch, catalogSearch } from '../src/core/search.js'
@@ -23,6 +24,8 @@ declare module 'fastify' {
     }
     /** Publishing's use cases: publish, change and retire a Bee. */
     publishing: PublishingService
+    /** Importing an OpenAPI document's operations as Bees: preview, then apply. */
+    imports: OpenApiImport
   }
 }
 
@@ -46,7 +49,7 @@ export default fp(async (fastify) => {
   })
   const refresh = async (own?: OwnChange) => await sync.refresh(own)
   fastify.decorate('catalog', { egress, refresh, search: catalogSearch(ledger.catalog), listing: new CatalogListing(registry, ledger.catalog, fastify.log) })
-  fastify.decorate('publishing', new PublishingService({
+  const publishing = new PublishingService({
     registry,
     store: ledger.catalog,
     egress,
@@ -55,7 +58,9 @@ export default fp(async (fastify) => {
     maxBeesPerPublisher: config.PUBLISHER_MAX_BEES,
     maxDocumentBytes: config.PUBLISHER_MAX_OPENAPI_BYTES,
     runMaxSeconds: config.RUN_MAX_SECONDS
-  }))
+  })
+  fastify.decorate('publishing', publishing)
+  fastify.decorate('imports', new OpenApiImport({ publishing, store: ledger.catalog, registry, egress, proxy }))
 
   fastify.addHook('onReady', async () => {
     // The built-in Bees live in code, so each start indexes their text.

@@ -47,6 +47,7 @@ import runRoutes from './http/routes/runs.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
+import importRoutes from './http/routes/imports.js'
 import subscriptionRoutes from './http/routes/subscriptions.js'
 import walletHolderRoutes from './http/routes/wallet.js'
 import walletAdminRoutes from './http/routes/wallets.js'
@@ -134,6 +135,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(publisherRoutes, { prefix: '/api' })
   await fastify.register(earningsRoutes, { prefix: '/api' })
   await fastify.register(publishingRoutes, { prefix: '/api' })
+  await fastify.register(importRoutes, { prefix: '/api' })
   await fastify.register(credentialRoutes, { prefix: '/api' })
   await fastify.register(preparationRoutes, { prefix: '/api' })
   await fastify.register(runRoutes, { prefix: '/api' })

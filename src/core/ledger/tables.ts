@@ -128,6 +128,10 @@ export interface Tables {
     /** After a rotation: the replaced signing secret (encrypted too), used until previous_secret_expires_at. */
     previous_signing_secret: string | null
     previous_secret_expires_at: string | null
+    /** JSON text: an imported OpenAPI operation's RequestMapping; null for a Bee that speaks Apiary's own contract. */
+    upstream_mapping: Generated<string | null>
+    /** The imported upstream's credential, encrypted (SecretBox) like the signing secret; null without one. */
+    upstream_credential: Generated<string | null>
     version: number
     /** The Bee's semantic version (its schemas and endpoint); its earlier ones are in bee_versions. */
     semver: Generated<string>

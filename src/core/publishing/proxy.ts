@@ -1,15 +1,36 @@
 import { createHmac } from 'node:crypto'
-import { ApiError, failure, failureAs } from '../errors.js'
+import { failure, failureAs } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
 import { LazyAgent } from '../lazy-agent.js'
+import { upstreamRequest, WRAPPED_ANSWER, type RequestMapping, type UpstreamRequest } from './request-mapping.js'
 
 export interface ProxyOptions {
   policy: EgressPolicy
   timeoutMs: number
   maxResponseBytes: number
+}
+
+/** An imported operation's Bee: its request mapping and its upstream credential (opened), if any. */
+export interface MappedTarget {
+  beeId: string
+  mapping: RequestMapping
+  credential: string | null
+}
+
+interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+}
+
+/** Why a request got no answer: each caller says it in its own words. */
+export class SendFailure extends Error {
+  constructor (readonly kind: 'timeout' | 'too-large' | 'forbidden' | 'unreachable' | 'cancelled', cause: unknown) {
+    super(kind, { cause })
+  }
 }
 
 export interface RemoteTarget {
@@ -71,89 +92,136 @@ export class RemoteBeeProxy {
     const body = JSON.stringify(input)
     const now = Date.now()
     const timestamp = String(Math.floor(now / 1000))
+    const answer = await this.#callUpstream(target.beeId, target.endpoint, context, {
+      url: target.endpoint,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        [BEE_ID_HEADER]: target.beeId,
+        [BEE_VERSION_HEADER]: target.version,
+        [TIMESTAMP_HEADER]: timestamp,
+        [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
+      },
+      body
+    })
+    return outcome(target.beeId, answer, parsed(target.beeId, answer.text))
+  }
+
+  /**
+   * Executes an imported OpenAPI operation's Bee: the upstream's own request (method, path, query, headers, JSON body)
+   * with its credential, over the same pool and egress checks; its JSON answer becomes the result.
+   */
+  async callMapped (target: MappedTarget, input: Record<string, unknown>, context: BeeContext): Promise<BeeOutcome<unknown>> {
+    const request = upstreamRequest(target.mapping, input, target.credential)
+    // The span and logs name the operation's template, never the URL sent: a query may carry the credential.
+    const answer = await this.#callUpstream(target.beeId, `${target.mapping.serverUrl}${target.mapping.path}`, context, request)
+    const wrapped = target.mapping.output === 'wrapped'
+    // An empty 2xx (204, say) is an empty result: nothing to parse.
+    const value = answer.text === '' && !wrapped ? {} : parsed(target.beeId, answer.text)
+    return outcome(target.beeId, answer, wrapped ? { [WRAPPED_ANSWER]: value } : value)
+  }
+
+  /** A document to import, fetched over the same pool, egress checks, time limit and size cap as a Bee's answer. */
+  async fetchDocument (url: string): Promise<{ status: number, text: string }> {
+    const { status, text } = await this.#send({ url, method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, body: undefined })
+    return { status, text }
+  }
+
+  async #callUpstream (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest): Promise<Answer> {
+    let answer: Answer
+    try {
+      answer = await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
+        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context), request.method)
+    } catch (error) {
+      if (!(error instanceof SendFailure)) throw error
+      if (error.kind === 'timeout') {
+        throw failure('BEE_TIMEOUT', `${beeId}'s endpoint did not answer within ${context.timeoutMs ?? this.#options.timeoutMs} ms. You were not charged.`)
+      }
+      if (error.kind === 'cancelled') throw upstream(beeId, 'the call was cancelled')
+      if (error.kind === 'too-large') throw failure('BEE_RESPONSE_TOO_LARGE', `${beeId}'s endpoint answered with more than ${this.#options.maxResponseBytes} bytes. You were not charged.`)
+      if (error.kind === 'forbidden') throw failure('BEE_ENDPOINT_FORBIDDEN', `${beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)
+      context.log.warn({ err: error.cause, beeId }, 'remote Bee unreachable')
+      throw upstream(beeId, 'it could not be reached')
+    }
+    if (answer.status < 200 || answer.status > 299) throw upstream(beeId, `it answered HTTP ${answer.status}`)
+    return answer
+  }
+
+  /**
+   * One request with a time limit and a cap on the answer's size; its failures as a SendFailure. A run of an async Bee
+   * has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
+   */
+  async #send (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'> = {}): Promise<Answer> {
     // Cleared with the answer: AbortSignal.timeout's timer (and its WeakRef) stays until it fires, so every call of
     // the last timeout's span held one (4,700 after 10,000 calls at the bench's pace).
     const timeout = new AbortController()
-    // A run of an async Bee has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile.
-    const limitMs = context.timeoutMs ?? this.#options.timeoutMs
+    const limitMs = run.timeoutMs ?? this.#options.timeoutMs
     const timer = setTimeout(() => timeout.abort(), limitMs)
-    const signal = context.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, context.signal])
-    let status: number
-    let headers: Record<string, string | string[] | undefined>
-    let text: string
+    const signal = run.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, run.signal])
     try {
-      ({ status, headers, text } = await inUpstreamSpan(target.beeId, target.endpoint, async (traceContext) => {
-        const { undici, agent } = await this.#agent.get()
-        const response = await undici.request(target.endpoint, {
-          method: 'POST',
-          dispatcher: agent,
-          signal,
-          // undici's own limits (300 s each) would cut a long run short.
-          ...(context.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs }),
-          headers: {
-            ...traceContext,
-            'content-type': 'application/json',
-            accept: 'application/json',
-            [BEE_ID_HEADER]: target.beeId,
-            [BEE_VERSION_HEADER]: target.version,
-            'x-request-id': context.requestId,
-            [TIMESTAMP_HEADER]: timestamp,
-            [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
-          },
-          body
-        })
-        return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body, target.beeId) }
-      }))
+      const { undici, agent } = await this.#agent.get()
+      const response = await undici.request(request.url, {
+        method: request.method,
+        dispatcher: agent,
+        signal,
+        headers: request.headers,
+        body: request.body,
+        // undici's own limits (300 s each) would cut a long run short.
+        ...(run.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs })
+      })
+      return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body) }
     } catch (error) {
-      if (error instanceof ApiError) throw error
-      if (timeout.signal.aborted) {
-        throw failure('BEE_TIMEOUT', `${target.beeId}'s endpoint did not answer within ${limitMs} ms. You were not charged.`)
-      }
-      if (signal.aborted) throw upstream(target.beeId, 'the call was cancelled')
+      if (error instanceof SendFailure) throw error
+      if (timeout.signal.aborted) throw new SendFailure('timeout', error)
+      if (signal.aborted) throw new SendFailure('cancelled', error)
       const code = (error as { code?: string }).code
-      if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') {
-        throw failure('BEE_ENDPOINT_FORBIDDEN', `${target.beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)
-      }
-      context.log.warn({ err: error, beeId: target.beeId }, 'remote Bee unreachable')
-      throw upstream(target.beeId, 'it could not be reached')
+      if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') throw new SendFailure('forbidden', error)
+      throw new SendFailure('unreachable', error)
     } finally {
       clearTimeout(timer)
     }
-    if (status < 200 || status > 299) throw upstream(target.beeId, `it answered HTTP ${status}`)
-    let result: unknown
-    try {
-      result = JSON.parse(text)
-    } catch {
-      throw failureAs('BEE_OUTPUT_INVALID', 502, `${target.beeId}'s endpoint answered with something that is not JSON. You were not charged.`)
-    }
-    // Honey's result is an object; a string or array would be served mangled into one.
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
-      throw failureAs('BEE_OUTPUT_INVALID', 502, `${target.beeId}'s endpoint answered with ${kind}, not a JSON object. You were not charged.`)
-    }
-    if (nestedDeeperThan(result, MAX_JSON_DEPTH)) {
-      throw failureAs('BEE_OUTPUT_INVALID', 502, `${target.beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
-    }
-    return { result, confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
   }
 
   async close (): Promise<void> {
     await this.#agent.close()
   }
 
-  async #readCapped (body: AsyncIterable<Buffer> & { destroy (): void }, beeId: string): Promise<string> {
+  async #readCapped (body: AsyncIterable<Buffer> & { destroy (): void }): Promise<string> {
     const chunks: Buffer[] = []
     let size = 0
     for await (const chunk of body) {
       size += chunk.length
       if (size > this.#options.maxResponseBytes) {
         body.destroy()
-        throw failure('BEE_RESPONSE_TOO_LARGE', `${beeId}'s endpoint answered with more than ${this.#options.maxResponseBytes} bytes. You were not charged.`)
+        throw new SendFailure('too-large', null)
       }
       chunks.push(chunk)
     }
     return Buffer.concat(chunks).toString('utf8')
   }
+}
+
+/** The JSON of a 2xx answer, or BEE_OUTPUT_INVALID. */
+function parsed (beeId: string, text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw failureAs('BEE_OUTPUT_INVALID', 502, `${beeId}'s endpoint answered with something that is not JSON. You were not charged.`)
+  }
+}
+
+/** A result as Honey carries it: a JSON object of bounded depth; confidence and freshness from the answer's headers. */
+function outcome (beeId: string, answer: Answer, result: unknown): BeeOutcome<unknown> {
+  // Honey's result is an object; a string or array would be served mangled into one.
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
+    throw failureAs('BEE_OUTPUT_INVALID', 502, `${beeId}'s endpoint answered with ${kind}, not a JSON object. You were not charged.`)
+  }
+  if (nestedDeeperThan(result, MAX_JSON_DEPTH)) {
+    throw failureAs('BEE_OUTPUT_INVALID', 502, `${beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
+  }
+  return { result, confidence: headerNumber(answer.headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(answer.headers.age, 0, Infinity) }
 }
 
 /** A header holding a number in [0, max], or the fallback when absent or out of range. */

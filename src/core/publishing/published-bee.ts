@@ -75,6 +75,11 @@ export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy, earlier?: 
   /** Each version runs at its own endpoint, and tells it which version it is called as. */
   const runAt = (endpoint: string, version: string): BeeDefinition['execute'] => (input, context) => {
     secrets ??= bee.secrets()
+    // An imported operation's Bee keeps one mapping: a PATCH may not change its endpoint or schemas (IMPORTED_BEE_FIELD).
+    if (bee.upstreamMapping != null) {
+      const target = { beeId: bee.id, mapping: bee.upstreamMapping, credential: secrets.upstreamCredential }
+      return proxy.callMapped(target, input as Record<string, unknown>, context)
+    }
     return proxy.call({
       beeId: bee.id,
       endpoint,

@@ -11,6 +11,7 @@ import { checkDocumentShare, type ExecutionChoice, executionOf, keptSchema, pric
 import type { OwnChange } from './catalog-sync.js'
 import type { EgressPolicy } from './egress.js'
 import { nextStatus } from './lifecycle.js'
+import type { RequestMapping } from './request-mapping.js'
 import { managed, managedPublished } from './managed-bee.js'
 import { toInputSchema, toOutputSchema } from './schema-conversion.js'
 import { checkedVersion, nextVersion } from './versions.js'
@@ -37,6 +38,8 @@ export interface Publication extends Omit<BeeFields, 'colony' | 'config'> {
   colony?: string | undefined
   config?: BeeFields['config'] | undefined
   rateLimit?: { callsPerMinute: number } | undefined
+  /** An imported OpenAPI operation's: how its calls become the upstream's requests, and the upstream's credential. */
+  upstream?: { mapping: RequestMapping, credential: string | null } | undefined
 }
 
 /** The fields to change (absent: kept); status changes follow the lifecycle. */
@@ -109,6 +112,8 @@ export class PublishingService {
       callsPerMinute: bee.rateLimit?.callsPerMinute ?? null,
       execution: executionOf(bee.config ?? {}, pricing, this.#options.runMaxSeconds),
       signingSecret: newSecret('bsk'),
+      upstreamMapping: bee.upstream?.mapping ?? null,
+      upstreamCredential: bee.upstream?.credential ?? null,
       version: 1,
       semver: bee.version === undefined ? DEFAULT_VERSION : checkedVersion(bee.version),
       createdAt: now,
@@ -147,6 +152,12 @@ export class PublishingService {
     // Its signing secrets stay sealed: no change writes them (see ChangedBee).
     const stored = owned(principal, await store.catalogBee(id), () => beeNotFound(id))
     const next = nextStatus(stored, change, byAdmin)
+    const mapped = (['endpoint', 'inputSchema', 'outputSchema'] as const).find((field) => change[field] !== undefined)
+    if (stored.upstreamMapping != null && mapped !== undefined) {
+      // Its request mapping was made from those, so changing one alone would send calls the upstream does not expect.
+      throw failure('IMPORTED_BEE_FIELD',
+        `${id} was imported from an OpenAPI operation: its ${mapped} follows the operation. Remove it and import the operation again.`)
+    }
     if (change.endpoint !== undefined) await this.#checkEndpoint(change.endpoint)
     const { secrets: _sealed, ...kept } = stored
     const versioned = {

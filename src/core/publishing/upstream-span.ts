@@ -7,10 +7,10 @@ const tracer = trace.getTracer('apiary')
  * in `headers`, so a publisher's own spans join the caller's trace. Without a tracer provider (tracing
  * off) the API is a no-op: no span, no header.
  */
-export async function inUpstreamSpan<T> (beeId: string, endpoint: string, call: (headers: Record<string, string>) => Promise<T>): Promise<T> {
-  return await tracer.startActiveSpan(`POST ${beeId}`, {
+export async function inUpstreamSpan<T> (beeId: string, endpoint: string, call: (headers: Record<string, string>) => Promise<T>, method = 'POST'): Promise<T> {
+  return await tracer.startActiveSpan(`${method} ${beeId}`, {
     kind: SpanKind.CLIENT,
-    attributes: { 'http.request.method': 'POST', 'url.full': endpoint, 'apiary.bee.id': beeId }
+    attributes: { 'http.request.method': method, 'url.full': endpoint, 'apiary.bee.id': beeId }
   }, async (span) => {
     const headers: Record<string, string> = {}
     propagation.inject(context.active(), headers)

@@ -133,8 +133,8 @@ const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PatchBody,
       response: {
         200: ManagedBee,
-        ...bodyRefusals('The body does not match its schema, a price, schema, endpoint or version is refused, the change breaks callers without a new major version, or the status change is not allowed as sent.',
-          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION', 'BREAKING_CHANGE']),
+        ...bodyRefusals('The body does not match its schema, a price, schema, endpoint or version is refused, the change breaks callers without a new major version, an imported Bee\'s endpoint or schemas are changed, or the status change is not allowed as sent.',
+          [...FIELD_CODES, 'STATUS_MESSAGE_REQUIRED', 'SUNSET_WITHOUT_DEPRECATION', 'BREAKING_CHANGE', 'IMPORTED_BEE_FIELD']),
         401: PRINCIPAL_REQUIRED,
         403: refusal('The Bee is built in (only its status changes, by the operator), or only the operator may revive it.', ['BEE_RESERVED', 'BEE_DEPRECATED']),
         404: BEE_NOT_FOUND,

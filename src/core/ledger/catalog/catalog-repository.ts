@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../publishing/json-schema.js'
+import type { RequestMapping } from '../../publishing/request-mapping.js'
 import type { BeeStatus, ExecutionMode, SubscriptionPlan } from '../../schemas.js'
 
 export interface Publisher {
@@ -43,6 +44,10 @@ export interface StoredBee {
   /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
   previousSigningSecret?: string | null
   previousSecretExpiresAt?: string | null
+  /** An imported OpenAPI operation's mapping to its upstream's own requests; absent or null for Apiary's own contract. */
+  upstreamMapping?: RequestMapping | null
+  /** The imported upstream's credential (an API key or bearer token), sealed at rest; written only when the Bee is published. */
+  upstreamCredential?: string | null
   /** The row's revision, moved by every change (not the Bee's semantic version: that is `semver`). */
   version: number
   /** The Bee's semantic version: its schemas and endpoint as callers may pin them. */
@@ -65,11 +70,11 @@ export interface EarlierVersion {
  * A published Bee as a change writes it: everything but its signing secrets, which only a rotation writes
  * (rotateSigningSecret), so a change never writes back a secret it read before a rotation.
  */
-export type ChangedBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'previousSecretExpiresAt'>
+export type ChangedBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'previousSecretExpiresAt' | 'upstreamCredential'>
 
 /** A published Bee as the sync loads it: its signing secrets stay sealed until its first call opens them. */
-export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret'> & {
-  secrets (): { signingSecret: string, previousSigningSecret: string | null }
+export type CatalogBee = Omit<StoredBee, 'signingSecret' | 'previousSigningSecret' | 'upstreamCredential'> & {
+  secrets (): { signingSecret: string, previousSigningSecret: string | null, upstreamCredential: string | null }
 }
 
 /** A stored row this version cannot read (its stored JSON does not parse): listings skip it, as its detail does. */
@@ -134,7 +139,7 @@ export interface CatalogRepository {
    */
   rotateSigningSecret (id: string, secret: string, previousUntil: string | null): Promise<boolean>
   /**
-   * Re-encrypts every stored signing secret not encrypted with the current key (stored before
+   * Re-encrypts every stored signing secret and upstream credential not encrypted with the current key (stored before
    * encryption, or under a previous key) and drops expired previous secrets. Throws WrongSecretsKey
    * when one does not decrypt with any known key. Returns how many Bees were rewritten.
    */

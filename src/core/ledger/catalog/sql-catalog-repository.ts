@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely'
 import semver from 'semver'
 import type { JsonObject } from '../../publishing/json-schema.js'
+import type { RequestMapping } from '../../publishing/request-mapping.js'
 import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
@@ -8,14 +9,14 @@ import type { BuiltinState, CatalogBee, CatalogChanges, ChangedBee, CatalogFilte
 import type { CatalogDialect } from './catalog-dialect.js'
 import { inserting, insertRow, type SealedRow } from './insert-row.js'
 import type { CatalogNotifications } from './notifications.js'
-import { staleSecrets } from './stale-secrets.js'
+import { staleCredentials, staleSecrets } from './stale-secrets.js'
 
 type BeeRow = Omit<Selectable<Tables['published_bees']>, 'change_seq'>
 
-type SecretColumns = 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'
+type SecretColumns = 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at' | 'upstream_credential'
 
-/** A Bee's columns but its signing secrets: what a change writes (see ChangedBee). */
-const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | SecretColumns> & { plan: string | null } => ({
+/** A Bee's columns but its secrets: what a change writes (see ChangedBee). */
+const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | 'upstream_mapping' | SecretColumns> & { plan: string | null, upstream_mapping: string | null } => ({
   id: bee.id,
   owner_id: bee.ownerId,
   owner_email: bee.ownerEmail,
@@ -38,6 +39,7 @@ const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | SecretColumns> & { p
   execution_mode: bee.execution?.mode ?? 'sync',
   max_run_seconds: bee.execution?.maxRunSeconds ?? null,
   event_schema: bee.execution?.eventSchema == null ? null : JSON.stringify(bee.execution.eventSchema),
+  upstream_mapping: bee.upstreamMapping == null ? null : JSON.stringify(bee.upstreamMapping),
   version: bee.version,
   semver: bee.semver,
   created_at: bee.createdAt,
@@ -48,12 +50,16 @@ const toRow = (bee: StoredBee, box: SecretBox): SealedRow => ({
   ...changedRow(bee),
   signing_secret: box.seal(bee.signingSecret, bee.id),
   previous_signing_secret: bee.previousSigningSecret == null ? null : box.seal(bee.previousSigningSecret, bee.id),
-  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null
+  previous_secret_expires_at: bee.previousSigningSecret == null ? null : bee.previousSecretExpiresAt ?? null,
+  upstream_credential: bee.upstreamCredential == null ? null : box.seal(bee.upstreamCredential, upstreamContext(bee.id))
 })
+
+/** What an upstream credential is sealed for: its Bee, and its role, so it never opens as that Bee's signing secret. */
+const upstreamContext = (id: string) => `${id} upstream credential`
 
 /** A row as the sync loads it: everything but the signing secrets, which stay sealed until `secrets()` is called. */
 function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
-  const { signing_secret: sealed, previous_signing_secret: previousSealed } = row
+  const { signing_secret: sealed, previous_signing_secret: previousSealed, upstream_credential: credentialSealed } = row
   return {
     id: row.id,
     ownerId: row.owner_id,
@@ -81,6 +87,7 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
       maxRunSeconds: row.max_run_seconds === null ? null : Number(row.max_run_seconds),
       eventSchema: row.event_schema === null ? null : JSON.parse(row.event_schema) as JsonObject
     },
+    upstreamMapping: row.upstream_mapping === null ? null : JSON.parse(row.upstream_mapping) as RequestMapping,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     version: Number(row.version),
     semver: row.semver,
@@ -88,15 +95,16 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
     updatedAt: row.updated_at,
     secrets: () => ({
       signingSecret: box.open(sealed, row.id),
-      previousSigningSecret: previousSealed === null ? null : box.open(previousSealed, row.id)
+      previousSigningSecret: previousSealed === null ? null : box.open(previousSealed, row.id),
+      upstreamCredential: credentialSealed === null ? null : box.open(credentialSealed, upstreamContext(row.id))
     })
   }
 }
 
 const fromRow = (row: SealedRow, box: SecretBox): StoredBee => {
   const { secrets, ...bee } = catalogBeeOf(row, box)
-  const { signingSecret, previousSigningSecret } = secrets()
-  return { ...bee, signingSecret, previousSigningSecret }
+  const { signingSecret, previousSigningSecret, upstreamCredential } = secrets()
+  return { ...bee, signingSecret, previousSigningSecret, upstreamCredential }
 }
 
 type StateRow = Omit<Selectable<Tables['builtin_bee_states']>, 'change_seq'>
@@ -186,6 +194,13 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: CatalogDialec
           previous_signing_secret: previousSecret === null ? null : stale(previous) ? box.seal(previousSecret, row.id) : previous,
           previous_secret_expires_at: previous === null ? null : row.previous_secret_expires_at
         }).where('id', '=', row.id).where('signing_secret', '=', row.signing_secret).executeTakeFirst()
+        rewritten += Number(result.numUpdatedRows)
+      }
+      for (const row of await staleCredentials(db, box.currentPrefix()).execute()) {
+        const sealed = row.upstream_credential as string
+        const credential = box.open(sealed, upstreamContext(row.id))
+        const result = await db.updateTable('published_bees').set({ upstream_credential: box.seal(credential, upstreamContext(row.id)) })
+          .where('id', '=', row.id).where('upstream_credential', '=', sealed).executeTakeFirst()
         rewritten += Number(result.numUpdatedRows)
       }
       return rewritten

@@ -2,9 +2,9 @@ import { type Kysely, sql } from 'kysely'
 import { SEALED_KEY_PREFIX_LENGTH } from '../secrets.js'
 import type { Tables } from '../tables.js'
 
-type SecretColumn = 'signing_secret' | 'previous_signing_secret'
+type SecretColumn = 'signing_secret' | 'previous_signing_secret' | 'upstream_credential'
 
-/** The part of a stored secret that names its key: the expression secret-key-migration.ts indexes, character for character. */
+/** The part of a stored secret that names its key: the expression the 0020 and 0023 migrations index, character for character. */
 const keyOf = (column: SecretColumn) => sql`substr(${sql.ref(column)}, 1, ${sql.lit(SEALED_KEY_PREFIX_LENGTH)})`
 
 /** `<` or `>`, not `<>`: an index answers a range, not an inequality. */
@@ -26,4 +26,10 @@ export function staleSecrets (db: Kysely<Tables>, prefix: string, now: string) {
       eb('previous_signing_secret', 'is not', null),
       eb.or([notSealedWith('previous_signing_secret', prefix), eb('previous_secret_expires_at', '<=', now)])
     ])))
+}
+
+/** The imported Bees whose upstream credential is sealed with another key than `prefix`'s, through the 0023 migration's index. */
+export function staleCredentials (db: Kysely<Tables>, prefix: string) {
+  return db.selectFrom('published_bees').select(['id', 'upstream_credential'])
+    .where('upstream_credential', 'is not', null).where(notSealedWith('upstream_credential', prefix))
 }

@@ -1,0 +1,113 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { ErrorCode } from '../../core/error-catalog.js'
+import { BeeId, ManagedBee, StringEnum } from '../../core/schemas.js'
+import { callerOf } from '../caller.js'
+import { bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
+
+const AnyObject = (description: string) => Type.Object({}, { additionalProperties: true, description })
+
+const Source = Type.Union([
+  Type.Object({ document: AnyObject('An OpenAPI 3.0 or 3.1 document, inline (JSON).') }, { additionalProperties: false, description: 'A document sent inline.' }),
+  Type.Object({
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of an OpenAPI 3.0 or 3.1 document (JSON or YAML), fetched through the egress guard.' })
+  }, { additionalProperties: false, description: 'A document Apiary fetches.' })
+], { description: 'The OpenAPI document to import: inline, or its URL. Swagger 2.0 is refused: convert it first.' })
+
+const ImportFields = {
+  source: Source,
+  serverUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'The server to call, instead of the document\'s first (a relative one resolves against the source URL).' })),
+  idPrefix: Type.Optional(Type.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 30, description: 'Put before every id made from an operation, e.g. `petstore`.' }))
+}
+
+const PreviewBody = Type.Object(ImportFields, {
+  description: 'A document to preview.',
+  examples: [{ source: { url: 'https://petstore.example.com/openapi.json' }, idPrefix: 'petstore' }]
+})
+
+const ApplyBody = Type.Object({
+  ...ImportFields,
+  operations: Type.Array(Type.Object({
+    operationId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The operation\'s operationId.' })),
+    method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Without an operationId: the operation\'s method, e.g. GET.' })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Without an operationId: the operation\'s path template, e.g. /pets/{petId}.' })),
+    id: Type.Optional(BeeId),
+    priceMicros: Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Price of one call in micro-units of PRICE_CURRENCY (1,000,000 = 1); 0: free.' })
+  }, { additionalProperties: false, description: 'An operation to import, by operationId or by method and path, with its price.' }), { minItems: 1, maxItems: 100, description: 'The operations to import.' }),
+  credential: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'The upstream\'s API key or bearer token, sent where the document\'s security scheme says; sealed, never shown again.' })),
+  category: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The Bees\' category (default api).' }))
+}, {
+  description: 'Operations to publish as Bees.',
+  examples: [{ source: { url: 'https://petstore.example.com/openapi.json' }, idPrefix: 'petstore', credential: 'sk_live_…', operations: [{ operationId: 'getPetById', priceMicros: 1000 }] }]
+})
+
+const Check = Type.Object({
+  name: StringEnum(['id', 'server', 'parameters', 'credential', 'inputSchema', 'outputSchema'], { description: 'What was checked.' }),
+  passed: Type.Boolean({ description: 'Whether it passed.' }),
+  message: Type.Optional(Type.String({ description: 'Why it failed.' }))
+}, { description: 'One check of an operation.' })
+
+/** Its fields are documented in docs/publishers.md: listed in full, they took 1.4 KB of the service's document. */
+const Mapping = AnyObject('How a call becomes the upstream\'s request: method, serverUrl, path, parameters (name and place: path, query, header or body), body, output and credential place.')
+
+const Candidate = Type.Object({
+  id: Type.String({ description: 'The Bee\'s id.' }),
+  name: Type.String({ description: 'The Bee\'s name (the operation\'s summary).' }),
+  description: Type.String({ description: 'The Bee\'s description.' }),
+  operationId: Type.Union([Type.String(), Type.Null()], { description: 'The operation\'s operationId, if it has one.' }),
+  method: Type.String({ description: 'The operation\'s method.' }),
+  path: Type.String({ description: 'The operation\'s path template.' }),
+  inputSchema: AnyObject('The path, query, header and body parameters merged, as the Bee\'s input.'),
+  outputSchema: AnyObject('The 2xx JSON response, as the Bee\'s result.'),
+  mapping: Mapping,
+  checks: Type.Array(Check, { description: 'What it passes or fails; only an operation passing all can be imported.' }),
+  importable: Type.Boolean({ description: 'Whether every check passed.' })
+}, { description: 'A Bee an operation would become.' })
+
+const IMPORT_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'IMPORT_SOURCE_FORBIDDEN', 'IMPORT_SOURCE_UNREADABLE', 'IMPORT_DOCUMENT_INVALID', 'IMPORT_SWAGGER_UNSUPPORTED']
+
+/** Publishers (and the operator, to preview) turn an OpenAPI document's operations into Bees. */
+const importRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { imports } = fastify
+
+  fastify.post('/imports/preview', {
+    schema: {
+      tags: ['publishing'],
+      operationId: 'preview-import',
+      summary: 'Preview an OpenAPI import',
+      description: 'The Bees an OpenAPI 3.0 or 3.1 document\'s operations would become, with the checks each passes. Nothing is published.',
+      security: [{ publisherKey: [] }, { adminToken: [] }],
+      body: PreviewBody,
+      response: {
+        200: Type.Object({ operations: Type.Array(Candidate, { description: 'One per operation of the document.' }) }, { description: 'The preview.' }),
+        ...bodyRefusals('The body does not match its schema, or the document cannot be read or is not OpenAPI 3.0 or 3.1.', IMPORT_CODES),
+        401: PRINCIPAL_REQUIRED
+      }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request) => ({ operations: await imports.preview(callerOf(request), request.body) }))
+
+  fastify.post('/imports', {
+    schema: {
+      tags: ['publishing'],
+      operationId: 'apply-import',
+      summary: 'Import OpenAPI operations as Bees',
+      description: 'Publishes the chosen operations as your Bees, each at its price; their calls are the upstream\'s own requests.',
+      security: [{ publisherKey: [] }],
+      body: ApplyBody,
+      response: {
+        201: Type.Object({ bees: Type.Array(ManagedBee, { description: 'The Bees published, in the order chosen.' }) }, { description: 'Published.' }),
+        ...bodyRefusals('The body does not match its schema, the document cannot be read, or a chosen operation is unknown or fails a check.',
+          [...IMPORT_CODES, 'IMPORT_OPERATION_UNKNOWN', 'IMPORT_OPERATION_REFUSED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN']),
+        401: PRINCIPAL_REQUIRED,
+        403: refusal('Only publishers import: the admin token cannot.', ['PUBLISHER_REQUIRED']),
+        409: refusal('An id is taken or reserved, or you have as many Bees as a publisher may have.', ['BEE_ID_TAKEN', 'BEE_ID_RESERVED', 'PUBLISHER_BEE_LIMIT']),
+        413: refusal('The body is larger than BODY_LIMIT_BYTES, or a Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
+          ['PAYLOAD_TOO_LARGE', 'BEE_DOCUMENT_TOO_LARGE'])
+      }
+    },
+    onRequest: fastify.requirePrincipal
+  }, async (request, reply) => reply.code(201).send({ bees: await imports.apply(callerOf(request), request.body) }))
+}
+
+export default importRoutes
