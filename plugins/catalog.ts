@@ -56,7 +56,8 @@ export default fp(async (fastify) => {
     refresh,
     currency: config.PRICE_CURRENCY,
     maxBeesPerPublisher: config.PUBLISHER_MAX_BEES,
-    maxDocumentBytes: config.PUBLISHER_MAX_OPENAPI_BYTES
+    maxDocumentBytes: config.PUBLISHER_MAX_OPENAPI_BYTES,
+    runMaxSeconds: config.RUN_MAX_SECONDS
   })
   fastify.decorate('publishing', publishing)
   fastify.decorate('imports', new OpenApiImport({ publishing, store: ledger.catalog, registry, egress, proxy }))

@@ -9,6 +9,7 @@ import type { RegisteredBee } from '../src/core/registry.js'
 import { cachedText, etagOf, sendCached, type CachedText } from '../src/http/cached-text.js'
 import { x402Enabled } from '../src/config.js'
 import { executeErrorCodes } from '../src/http/execute/responses.js'
+import { withRunCodes } from '../src/http/execute/runs.js'
 import { withoutRepeatedDescriptions } from '../src/http/openapi-descriptions.js'
 import { withCallExamples, withResponseExamples } from '../src/http/openapi-examples.js'
 import { DOCS_CSP } from './security-headers.js'
@@ -107,7 +108,9 @@ export default fp(async (fastify) => {
   const beeText = (bee: RegisteredBee): CachedText => {
     let text = perBee.get(bee.record)
     if (text === undefined) {
-      text = cachedText(JSON.stringify(beeDocument(generated(), bee, executeErrorCodes(bee, bee.definition.errors ?? {}, x402), finish)))
+      const upstream = bee.definition.errors ?? {}
+      const codes = executeErrorCodes(bee, bee.record.config.executionMode === 'sync' ? upstream : withRunCodes(upstream), x402)
+      text = cachedText(JSON.stringify(beeDocument(generated(), bee, codes, finish)))
       perBee.set(bee.record, text)
     }
     return text

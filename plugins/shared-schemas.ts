@@ -3,6 +3,7 @@ import { BeeRecord, ErrorBody, SubscriptionPlan, HoneyEnvelope, JournalEntry, Pa
 import { EarningsBalance, EarningsEntry } from '../src/core/earnings/schemas.js'
 import { Subscription, SubscriptionCall } from '../src/core/subscriptions/schemas.js'
 import { Preparation } from '../src/core/preparations/schemas.js'
+import { Run } from '../src/core/runs/schemas.js'
 import { WalletTokenView } from '../src/core/tokens/schemas.js'
 import { JsonRpcErrorResponse as A2aErrorResponse } from '../src/http/a2a/json-rpc.js'
 import { JsonRpcError as McpErrorResponse } from '../src/http/mcp/json-rpc.js'
@@ -14,7 +15,7 @@ import { JsonRpcError as McpErrorResponse } from '../src/http/mcp/json-rpc.js'
  */
 export default fp(async (fastify) => {
   for (const schema of [SubscriptionPlan, ErrorBody, ValidationErrorBody, PaymentRequiredBody, RateLimitedBody, BeeRecord, HoneyEnvelope, Wallet, JournalEntry,
-    McpErrorResponse, A2aErrorResponse, Preparation, WalletTokenView, EarningsEntry, EarningsBalance, Subscription, SubscriptionCall]) {
+    McpErrorResponse, A2aErrorResponse, Preparation, WalletTokenView, EarningsEntry, EarningsBalance, Subscription, SubscriptionCall, Run]) {
     fastify.addSchema(schema)
   }
 }, { name: 'shared-schemas' })

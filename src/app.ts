@@ -22,6 +22,7 @@ import openapi from '../plugins/openapi.js'
 import rateLimit from '../plugins/rate-limit.js'
 import redis from '../plugins/redis.js'
 import preparations from '../plugins/preparations.js'
+import runs from '../plugins/runs.js'
 import registry from '../plugins/registry.js'
 import securityHeaders from '../plugins/security-headers.js'
 import sharedSchemas from '../plugins/shared-schemas.js'
@@ -42,6 +43,7 @@ import mcpRoutes from './http/routes/mcp.js'
 import oauthRoutes from './http/routes/oauth.js'
 import oauthConsentRoutes from './http/routes/oauth-consent.js'
 import preparationRoutes from './http/routes/preparations.js'
+import runRoutes from './http/routes/runs.js'
 import credentialRoutes from './http/routes/credentials.js'
 import publisherRoutes from './http/routes/publishers.js'
 import publishingRoutes from './http/routes/publishing.js'
@@ -122,6 +124,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(holdSweeper)
   await fastify.register(auth)
   await fastify.register(preparations)
+  await fastify.register(runs)
   await fastify.register(oauth)
   await fastify.register(warmUp)
 
@@ -135,6 +138,7 @@ export default async function app (fastify: FastifyInstance, { config }: AppOpti
   await fastify.register(importRoutes, { prefix: '/api' })
   await fastify.register(credentialRoutes, { prefix: '/api' })
   await fastify.register(preparationRoutes, { prefix: '/api' })
+  await fastify.register(runRoutes, { prefix: '/api' })
   await fastify.register(walletAdminRoutes, { prefix: '/api' })
   await fastify.register(walletHolderRoutes, { prefix: '/api' })
   await fastify.register(walletTokenRoutes, { prefix: '/api' })

@@ -155,6 +155,37 @@ const ServiceSettings = Type.Object({
     default: 131_072,
     description: 'Largest part of its own OpenAPI document one published Bee may take: its name, description and both schemas.'
   }),
+  RUN_MAX_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 900,
+    description: 'The longest run an async Bee may declare (its config.maxRunSeconds), and the limit of one whose publisher declared none.'
+  }),
+  RUN_WAIT_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 60,
+    default: 5,
+    description: 'How long a call to an async Bee without Prefer: respond-async waits for its run before answering 202: the default ' +
+      'and the most a Prefer: wait=N asks for.'
+  }),
+  RUN_QUEUE_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 300,
+    description: 'How long a run may wait for a worker (or lie with a worker that died) on top of its maxRunSeconds; past that it ' +
+      'expires and its hold is voided.'
+  }),
+  RUN_RETENTION_HOURS: Type.Integer({
+    minimum: 1,
+    default: 168,
+    description: 'How long a run is kept once it ended (its Honey, its input): then it is deleted, and its id answers 404.'
+  }),
+  RUN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'Runs of async Bees one instance runs at once.' }),
+  RUN_POLL_MS: Type.Integer({ minimum: 10, default: 1000, description: 'How often an idle run worker looks for queued runs, runs left by a dead worker, and expired ones.' }),
+  RUN_LEASE_SECONDS: Type.Integer({
+    minimum: 2,
+    default: 30,
+    description: 'How long a worker\'s claim on a run lasts without a heartbeat; after that another worker (after a restart, say) takes the run over.'
+  }),
   PRICE_CURRENCY: CurrencyCode('ISO 4217 currency of Bee prices and new wallets.', { default: 'USD' }),
   PLATFORM_FEE_BPS: Type.Integer({
     minimum: 0,

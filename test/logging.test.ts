@@ -22,7 +22,7 @@ test('wallet tokens and the admin token never reach the logs', async (t) => {
     type: 'builtin',
     ownerId: null,
     pricing: { type: 'pay-per-use', costPerCall: 0.001, currency: 'USD' },
-    config: { primaryServices: [], executionMode: 'in-process', executionProvider: 'test' },
+    config: { primaryServices: [], executionMode: 'sync', executionProvider: 'test' },
     inputSchema: { type: 'object' } as never,
     outputSchema: { type: 'object' } as never,
     async execute () { throw new Error('failure') }

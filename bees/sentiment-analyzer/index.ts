@@ -30,7 +30,7 @@ const sentimentAnalyzer: FastifyPluginAsync = async (fastify) => {
     pricing: { type: 'pay-per-use', costPerCall: config.PRICE_SENTIMENT_ANALYZER, currency: config.PRICE_CURRENCY },
     config: {
       primaryServices: ['sentiment-analysis', 'text-classification'],
-      executionMode: 'in-process',
+      executionMode: 'sync',
       executionProvider: SENTIMENT_PROVIDER
     },
     inputSchema: SentimentInput,

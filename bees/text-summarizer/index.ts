@@ -18,7 +18,7 @@ const textSummarizer: FastifyPluginAsync = async (fastify) => {
     pricing: { type: 'free', costPerCall: 0, currency: fastify.config.PRICE_CURRENCY },
     config: {
       primaryServices: ['summarization', 'key-point-extraction'],
-      executionMode: 'in-process',
+      executionMode: 'sync',
       executionProvider: SUMMARIZER_PROVIDER
     },
     inputSchema: SummaryInput,

@@ -41,7 +41,7 @@ const weatherSensor: FastifyPluginAsync = async (fastify) => {
     pricing: { type: 'pay-per-use', costPerCall: config.PRICE_WEATHER_SENSOR, currency: config.PRICE_CURRENCY },
     config: {
       primaryServices: ['current-weather', 'temperature', 'humidity'],
-      executionMode: 'in-process',
+      executionMode: 'sync',
       executionProvider: 'open-meteo'
     },
     inputSchema: WeatherInput,

@@ -21,6 +21,10 @@ export interface BeeOutcome<Result> {
 export interface BeeContext {
   log: Logger
   requestId: string
+  /** A run of an async Bee: its own time limit (maxRunSeconds), in place of the sync call's. */
+  timeoutMs?: number
+  /** A run of an async Bee: aborted when the run is cancelled or expires, or its worker stops. */
+  signal?: AbortSignal
 }
 
 /** Error codes by HTTP status, each one the catalog (error-catalog.ts) gives that status. */

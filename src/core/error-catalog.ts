@@ -27,6 +27,7 @@ export const ERROR_CATALOG = {
   IDEMPOTENCY_WALLET_REQUIRED: { 400: '`Idempotency-Key` on a free Bee without a valid `X-Registry-Wallet-Token`: answers are stored only for wallet holders.' },
   INVALID_SCHEMA: { 400: 'A published Bee\'s inputSchema or outputSchema is invalid (as compiled by the Ajv that validates calls), has a remote or recursive `$ref`, expands past 64 KB or 10,000 nodes once its `$ref`s are inlined, has a `pattern` that may backtrack exponentially, uses a `format` that is not on the list of linear-time formats (see [Publishing Bees](publishers.md)), has an outputSchema that is not `type: "object"`, has a `default` anywhere but on a property\'s own schema (where it would never be applied), uses what OpenAPI 3.0 cannot express, or is one Zod\'s JSON Schema import cannot read as Apiary does (see [Publishing Bees](publishers.md)).' },
   INVALID_PRICE: { 400: 'A pay-per-use Bee priced 0 (or without `costPerCall`), a free Bee with a price, a subscription Bee without a `plan` (or whose `costPerCall` is not its `overagePrice`, or 0 without one), or a `plan` on another type.' },
+  INVALID_EXECUTION: { 400: 'A Bee\'s `config` states an execution it cannot have: `eventSchema` on a Bee that is not `stream` (or a `stream` Bee without one), `maxRunSeconds` on a `sync` Bee or above `RUN_MAX_SECONDS`, or an `async` or `stream` Bee priced `subscription`.' },
   ENDPOINT_FORBIDDEN: { 400: 'A published endpoint is not https, carries credentials, or resolves to a loopback, private, link-local or reserved address.' },
   IMPORT_SOURCE_FORBIDDEN: { 400: 'An OpenAPI import\'s source URL is not https, carries credentials, or resolves to a loopback, private, link-local or reserved address (the egress guard, as for a published endpoint).' },
   IMPORT_SOURCE_UNREADABLE: { 400: 'An OpenAPI import\'s source URL answered an error status, did not answer in `REMOTE_BEE_TIMEOUT_MS`, could not be reached, or is larger than `REMOTE_BEE_MAX_RESPONSE_BYTES`.' },
@@ -79,6 +80,7 @@ export const ERROR_CATALOG = {
   TOKEN_NOT_FOUND: { 404: 'Revoking a token that is not yours to manage (another wallet\'s, or, with a token, one that is not it or its descendant).' },
   PUBLISHER_NOT_FOUND: { 404: 'Rotating the key, or reading the earnings or recording a payout, of a publisher that does not exist, or (with a publisher key) of another publisher or the operator.' },
   SUBSCRIPTION_NOT_FOUND: { 404: 'Reading or canceling a subscription the wallet does not have (live) on that Bee.' },
+  RUN_NOT_FOUND: { 404: 'No run you started has this id: another caller\'s run, or a free Bee\'s run read without its run key, answers the same.' },
   PREPARATION_NOT_FOUND: { 404: 'No preparation you manage has this id (another publisher\'s answers the same).' },
   PREPARATION_FILE_NOT_READY: { 404: 'The preparation\'s files are not produced yet.' },
   AGENT_MANIFEST_EMPTY: { 404: 'The crawl found nothing machine-usable on the site: there is no agent manifest.' },
@@ -122,7 +124,8 @@ export const ERROR_CATALOG = {
   OVERLOADED: { 503: 'The instance is shedding load (event-loop delay, heap or RSS over its `PRESSURE_*` limit): nothing ran or was charged; retry after `Retry-After` seconds, or on another instance. `/ready` answers it too meanwhile.' },
   HOLD_EXPIRED: { 503: 'A paid call\'s hold was settled before its answer was ready (it ran past `HOLD_TIMEOUT_SECONDS` and the sweeper voided it): the answer is not served and nothing was charged. Retry, with the same `Idempotency-Key` if you sent one.' },
   WEATHER_UPSTREAM_TIMEOUT: { 504: 'Open-Meteo did not answer in `WEATHER_TIMEOUT_MS`; the charge was refunded.' },
-  BEE_TIMEOUT: { 504: 'A published Bee did not answer in `REMOTE_BEE_TIMEOUT_MS`; refunded.' }
+  BEE_TIMEOUT: { 504: 'A published Bee did not answer in `REMOTE_BEE_TIMEOUT_MS` (an async Bee\'s run: in its `maxRunSeconds`); refunded.' },
+  RUN_EXPIRED: { 504: 'A run of an async Bee was not finished by its `expiresAt` (it waited for a worker, or lay with a worker that died, past `RUN_QUEUE_SECONDS`): its hold was voided. Found in the run\'s `error`, not as an answer.' }
 } as const satisfies Record<string, Partial<Record<number, Meaning>>>
 
 /** A code the service can answer with. */

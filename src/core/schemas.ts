@@ -80,10 +80,17 @@ export const Pricing = Type.Object({
 }, { description: 'What one call costs.' })
 export type Pricing = Static<typeof Pricing>
 
+export const EXECUTION_MODES = ['sync', 'async', 'stream'] as const
+export type ExecutionMode = typeof EXECUTION_MODES[number]
+
+export const ExecutionModeSchema = StringEnum(EXECUTION_MODES, { description: 'sync, async (a run, docs/runs.md) or stream.' })
+
 export const BeeConfig = Type.Object({
   primaryServices: Type.Array(Type.String(), { description: 'What the Bee offers, as short service names.' }),
-  executionMode: Type.String({ description: 'Where the Bee runs: in-process (inside Apiary) or remote (proxied to its endpoint).' }),
-  executionProvider: Type.String({ description: 'The library or upstream service that does the work.' })
+  executionMode: ExecutionModeSchema,
+  executionProvider: Type.String({ description: 'The library or upstream service that does the work.' }),
+  maxRunSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'async, stream: run time limit.' })),
+  eventSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'stream: JSON Schema of each event.' }))
 }, { description: 'How the Bee is executed.' })
 
 const NullableNumber = (options: { minimum: number, maximum?: number, description: string }) =>

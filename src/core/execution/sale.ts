@@ -3,7 +3,8 @@ import { ApiError, failure, failureAs } from '../errors.js'
 import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { storeFaultOf } from '../ledger/store-faults.js'
-import type { RegisteredBee } from '../registry.js'
+import type { BeeOutcome, RegisteredBee } from '../registry.js'
+import type { Logger } from '../logger.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, ExecutionOutcome, Honey, HoneySerializer, Included, X402Call } from './execution.js'
 import { paymentRequired, type PaymentOptions } from './payment-required.js'
@@ -13,6 +14,31 @@ const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
 function invalidOutput (bee: RegisteredBee, what: string): ApiError {
   return failureAs('BEE_OUTPUT_INVALID', bee.remote ? 502 : 500, `${bee.record.id} ${what}. You were not charged.`)
+}
+
+/** The Bee's outcome as Honey, once its result is checked against its outputSchema (throws BEE_OUTPUT_INVALID otherwise). */
+export function honeyOf (bee: RegisteredBee, outcome: BeeOutcome<unknown>, log: Logger): Honey {
+  if (!bee.validateOutput(outcome.result)) {
+    log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
+    throw invalidOutput(bee, 'produced an answer that breaks its own outputSchema')
+  }
+  return {
+    beeId: bee.record.id,
+    timestamp: new Date().toISOString(),
+    result: outcome.result,
+    confidence: clamp01(outcome.confidence),
+    freshness: Math.max(0, outcome.freshness)
+  }
+}
+
+/** Honey's bytes, the ones every replay serves; an answer that cannot be serialized (nested too deep) is the Bee's fault. */
+export function serialized (bee: RegisteredBee, honey: Honey, serializer: HoneySerializer, log: Logger): string {
+  try {
+    return serializer.serialize(honey)
+  } catch (error) {
+    log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
+    throw invalidOutput(bee, 'produced an answer that cannot be serialized')
+  }
 }
 
 /**
@@ -127,23 +153,8 @@ export async function runAndSell (ledger: Ledger, execution: Execution, input: u
   let payment: SettleResponse | null
   try {
     const outcome = await bee.definition.execute(input, { log, requestId: execution.requestId })
-    if (!bee.validateOutput(outcome.result)) {
-      log.error({ beeId: bee.record.id, errors: bee.validateOutput.errors }, 'Bee output does not match its outputSchema')
-      throw invalidOutput(bee, 'produced an answer that breaks its own outputSchema')
-    }
-    honey = {
-      beeId: bee.record.id,
-      timestamp: new Date().toISOString(),
-      result: outcome.result,
-      confidence: clamp01(outcome.confidence),
-      freshness: Math.max(0, outcome.freshness)
-    }
-    try {
-      body = serializer.serialize(honey)
-    } catch (error) {
-      log.error({ err: error, beeId: bee.record.id }, 'Bee output could not be serialized')
-      throw invalidOutput(bee, 'produced an answer that cannot be serialized')
-    }
+    honey = honeyOf(bee, outcome, log)
+    body = serialized(bee, honey, serializer, log)
     payment = await sell(ledger, execution, options, body)
   } catch (error) {
     if (hold !== null) await voidHold(ledger, execution, hold.id)

@@ -7,7 +7,7 @@ import { presentsWallet } from '../tokens/holder.js'
 import type { TokenSigner } from '../tokens/verifier.js'
 import { WALLET_HEADER_NAME } from '../schemas.js'
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
 export interface IdempotencyLimits {
   ttlSeconds: number

@@ -7,6 +7,7 @@ import type { JournalRepository } from './journal/journal-repository.js'
 import type { OAuthRepository } from './oauth/oauth-repository.js'
 import type { Dialect } from './dialect.js'
 import type { PreparationRepository } from './preparations/preparation-repository.js'
+import type { RunRepository } from './runs/run-repository.js'
 import type { SubscriptionRepository } from './subscriptions/subscription-repository.js'
 import type { SettlementRepository } from './settlements/settlement-repository.js'
 import type { SigningKeyRepository } from './signing-keys/signing-key-repository.js'
@@ -29,6 +30,8 @@ export interface Ledger {
   readonly catalog: CatalogRepository
   /** Website preparation records, which are also their jobs. */
   readonly preparations: PreparationRepository
+  /** Runs of async Bees, which are also their jobs. */
+  readonly runs: RunRepository
   /** Wallets' subscriptions to Bees priced `subscription`, and their quotas. */
   readonly subscriptions: SubscriptionRepository
   /** x402 payments settled for calls. */

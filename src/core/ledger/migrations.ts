@@ -20,6 +20,7 @@ import { catalogRankingMigration } from './migrations/0017-catalog-ranking.js'
 import { catalogOwnerCountMigration } from './migrations/0018-catalog-owner-counts.js'
 import { healthVersionMigration } from './migrations/0019-bee-health-versions.js'
 import { catalogSecretKeyMigration } from './migrations/0020-catalog-secret-keys.js'
+import { runsMigration } from './migrations/0021-runs.js'
 import { beeVersionsMigration } from './migrations/0022-bee-versions.js'
 import { importMappingsMigration } from './migrations/0023-import-mappings.js'
 
@@ -52,6 +53,7 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0018_catalog_owner_counts': catalogOwnerCountMigration(dialect),
       '0019_bee_health_versions': healthVersionMigration,
       '0020_catalog_secret_keys': catalogSecretKeyMigration,
+      '0021_runs': runsMigration(dialect),
       '0022_bee_versions': beeVersionsMigration,
       '0023_import_mappings': importMappingsMigration
     })

@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely'
 import type { LatencyColumn } from './health/columns.js'
 import type { PreparationStatus } from '../preparations/schemas.js'
-import type { BeeStatus } from '../schemas.js'
+import type { RunStatus } from '../runs/schemas.js'
+import type { BeeStatus, ExecutionMode } from '../schemas.js'
 
 /**
  * The stored tables, as Kysely sees them. Money columns are integer micro-units; times are ISO 8601
@@ -118,6 +119,10 @@ export interface Tables {
     sunset_at: string | null
     /** The publisher's limit of calls a minute to the Bee, all callers together; null: none. */
     calls_per_minute: number | null
+    /** How a call runs (sync, async or stream); the limit of one run, and a stream's event schema (JSON text). */
+    execution_mode: Generated<ExecutionMode>
+    max_run_seconds: Generated<number | null>
+    event_schema: Generated<string | null>
     /** The HMAC key the registry signs calls with: it must be usable, so it is stored encrypted (SecretBox), not hashed. */
     signing_secret: string
     /** After a rotation: the replaced signing secret (encrypted too), used until previous_secret_expires_at. */
@@ -134,6 +139,34 @@ export interface Tables {
     updated_at: string
     /** The catalog version of the row's last change: instances read only rows changed since the version they saw. */
     change_seq: number
+  }
+  runs: {
+    id: string
+    bee_id: string
+    owner_hash: string | null
+    key_hash: string | null
+    status: RunStatus
+    /** JSON text: the validated input, forwarded again if the run is taken over. */
+    input: string
+    idempotency_key: string | null
+    /** What makes a retry under the same key the same request (requestHashOf). */
+    request_hash: string | null
+    hold_id: number | null
+    request_id: string
+    progress: number | null
+    /** The Honey envelope's bytes once the run succeeded. */
+    honey: string | null
+    /** JSON text: { code, message }. */
+    error: string | null
+    attempts: number
+    max_run_seconds: number
+    run_token: string | null
+    lease_until: string | null
+    created_at: string
+    started_at: string | null
+    finished_at: string | null
+    expires_at: string
+    updated_at: string
   }
   builtin_bee_states: {
     id: string

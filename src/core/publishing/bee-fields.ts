@@ -1,11 +1,12 @@
 import type { CodeWithStatus, OneStatusCode } from '../error-catalog.js'
 import { failure, type ApiError } from '../errors.js'
-import type { ChangedBee, StoredBee } from '../ledger/catalog/catalog-repository.js'
+import type { ChangedBee, StoredBee, StoredExecution } from '../ledger/catalog/catalog-repository.js'
 import { toMicros } from '../money.js'
-import type { SubscriptionPlan } from '../schemas.js'
+import type { ExecutionMode, SubscriptionPlan } from '../schemas.js'
 import { SchemaRefused } from './json-schema.js'
 import { forOpenApiDocument } from './openapi-document-schema.js'
 import { checkLoadable } from './schema-checks.js'
+import { toOutputSchema } from './schema-conversion.js'
 
 /** A price as a publisher states it (the spec's pricing, and Apiary's plan). */
 export interface PricingChoice {
@@ -78,4 +79,40 @@ export function checkDocumentShare (bee: ChangedBee, maxBytes: number): void {
     throw failure('BEE_DOCUMENT_TOO_LARGE', `This Bee would take ${bytes} bytes of its OpenAPI document (its name, description ` +
       `and schemas); a Bee may take at most ${maxBytes} (PUBLISHER_MAX_OPENAPI_BYTES). Shorten its schemas or description.`)
   }
+}
+
+/** How a publisher says a Bee's calls run (config.executionMode and its companions). */
+export interface ExecutionChoice {
+  executionMode?: ExecutionMode | undefined
+  maxRunSeconds?: number | undefined
+  eventSchema?: object | undefined
+}
+
+const invalidExecution = (message: string) => failure('INVALID_EXECUTION', message)
+
+/**
+ * The execution the catalog stores, or a refusal. `kept`: the Bee's execution before a change, whose limit and event
+ * schema stay unless the change gives new ones or a new mode. `runMax`: RUN_MAX_SECONDS.
+ */
+export function executionOf (choice: ExecutionChoice, pricing: StoredBee['pricing'], runMax: number, kept?: StoredExecution): StoredExecution {
+  const mode = choice.executionMode ?? kept?.mode ?? 'sync'
+  const same = kept !== undefined && kept.mode === mode
+  if (mode === 'sync') {
+    if (choice.maxRunSeconds !== undefined) throw invalidExecution('maxRunSeconds is for async and stream Bees; a sync Bee answers within REMOTE_BEE_TIMEOUT_MS.')
+    if (choice.eventSchema !== undefined) throw invalidExecution('eventSchema is for stream Bees.')
+    return { mode, maxRunSeconds: null, eventSchema: null }
+  }
+  // A run holds the caller's money while it lasts; a subscription's included calls are not held, so they wait for runs of their own.
+  if (pricing.type === 'subscription') throw invalidExecution(`An ${mode} Bee is free or pay-per-use; subscription pricing is for sync Bees for now.`)
+  const maxRunSeconds = choice.maxRunSeconds ?? (same ? kept.maxRunSeconds : null)
+  if (maxRunSeconds !== null && maxRunSeconds > runMax) {
+    throw invalidExecution(`maxRunSeconds is at most ${runMax} on this service (RUN_MAX_SECONDS).`)
+  }
+  if (mode === 'async') {
+    if (choice.eventSchema !== undefined) throw invalidExecution('eventSchema is for stream Bees; an async Bee answers once, with its outputSchema.')
+    return { mode, maxRunSeconds, eventSchema: null }
+  }
+  const eventSchema = choice.eventSchema === undefined ? (same ? kept.eventSchema : null) : schemaOf(() => toOutputSchema(choice.eventSchema))
+  if (eventSchema === null) throw invalidExecution('A stream Bee needs an eventSchema: the JSON Schema of each event it sends.')
+  return { mode, maxRunSeconds, eventSchema }
 }

@@ -54,7 +54,10 @@ function publishedOperation (generic: Operation, bee: RegisteredBee, codes: Erro
   operation.summary = `Execute ${name}`
   operation.description = description
   operation.security = bee.paid ? [{ walletToken: [] }] : []
-  operation.parameters = (operation.parameters ?? []).filter((parameter) => !('in' in parameter && parameter.in === 'path'))
+  // Prefer and the 202 of a run are an async Bee's only (the generic operation has them for any Bee).
+  const runs = bee.record.config.executionMode !== 'sync'
+  operation.parameters = (operation.parameters ?? []).filter((parameter) => !('in' in parameter && (parameter.in === 'path' ||
+    (!runs && parameter.in === 'header' && parameter.name === 'prefer'))))
   // The version this document describes: a client that sends it keeps calling that version after newer ones come.
   for (const parameter of operation.parameters) {
     if ('in' in parameter && parameter.in === 'header' && parameter.name === 'bee-version') parameter.example = bee.record.version
@@ -68,7 +71,7 @@ function publishedOperation (generic: Operation, bee: RegisteredBee, codes: Erro
   const own = honey.allOf?.[1] as OpenAPIV3.SchemaObject
   own.properties = { ...own.properties, result: forOpenApiDocument(outputSchema as Json) as OpenAPIV3.SchemaObject }
   for (const [status, response] of Object.entries(operation.responses)) {
-    if (status === '200') continue
+    if (status === '200' || (status === '202' && runs)) continue
     const listed = codes[Number(status) as ErrorStatus]
     if (listed === undefined) delete operation.responses[status]
     else listCodes(response as OpenAPIV3.ResponseObject, listed)

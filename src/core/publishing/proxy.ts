@@ -28,7 +28,7 @@ interface Answer {
 
 /** Why a request got no answer: each caller says it in its own words. */
 export class SendFailure extends Error {
-  constructor (readonly kind: 'timeout' | 'too-large' | 'forbidden' | 'unreachable', cause: unknown) {
+  constructor (readonly kind: 'timeout' | 'too-large' | 'forbidden' | 'unreachable' | 'cancelled', cause: unknown) {
     super(kind, { cause })
   }
 }
@@ -132,10 +132,13 @@ export class RemoteBeeProxy {
     let answer: Answer
     try {
       answer = await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
-        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }), request.method)
+        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context), request.method)
     } catch (error) {
       if (!(error instanceof SendFailure)) throw error
-      if (error.kind === 'timeout') throw failure('BEE_TIMEOUT', `${beeId}'s endpoint did not answer within ${this.#options.timeoutMs} ms. You were not charged.`)
+      if (error.kind === 'timeout') {
+        throw failure('BEE_TIMEOUT', `${beeId}'s endpoint did not answer within ${context.timeoutMs ?? this.#options.timeoutMs} ms. You were not charged.`)
+      }
+      if (error.kind === 'cancelled') throw upstream(beeId, 'the call was cancelled')
       if (error.kind === 'too-large') throw failure('BEE_RESPONSE_TOO_LARGE', `${beeId}'s endpoint answered with more than ${this.#options.maxResponseBytes} bytes. You were not charged.`)
       if (error.kind === 'forbidden') throw failure('BEE_ENDPOINT_FORBIDDEN', `${beeId}'s endpoint now resolves to a forbidden address; the call was not sent. You were not charged.`)
       context.log.warn({ err: error.cause, beeId }, 'remote Bee unreachable')
@@ -145,20 +148,33 @@ export class RemoteBeeProxy {
     return answer
   }
 
-  /** One request with a time limit and a cap on the answer's size; its failures as a SendFailure. */
-  async #send (request: UpstreamRequest): Promise<Answer> {
+  /**
+   * One request with a time limit and a cap on the answer's size; its failures as a SendFailure. A run of an async Bee
+   * has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
+   */
+  async #send (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'> = {}): Promise<Answer> {
     // Cleared with the answer: AbortSignal.timeout's timer (and its WeakRef) stays until it fires, so every call of
     // the last timeout's span held one (4,700 after 10,000 calls at the bench's pace).
     const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(), this.#options.timeoutMs)
-    const signal = timeout.signal
+    const limitMs = run.timeoutMs ?? this.#options.timeoutMs
+    const timer = setTimeout(() => timeout.abort(), limitMs)
+    const signal = run.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, run.signal])
     try {
       const { undici, agent } = await this.#agent.get()
-      const response = await undici.request(request.url, { method: request.method, dispatcher: agent, signal, headers: request.headers, body: request.body })
+      const response = await undici.request(request.url, {
+        method: request.method,
+        dispatcher: agent,
+        signal,
+        headers: request.headers,
+        body: request.body,
+        // undici's own limits (300 s each) would cut a long run short.
+        ...(run.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs })
+      })
       return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body) }
     } catch (error) {
       if (error instanceof SendFailure) throw error
-      if (signal.aborted) throw new SendFailure('timeout', error)
+      if (timeout.signal.aborted) throw new SendFailure('timeout', error)
+      if (signal.aborted) throw new SendFailure('cancelled', error)
       const code = (error as { code?: string }).code
       if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') throw new SendFailure('forbidden', error)
       throw new SendFailure('unreachable', error)

@@ -1,6 +1,6 @@
 import semver from 'semver'
 import type { BeeDefinition } from '../bee.js'
-import type { CatalogBee, EarlierVersion } from '../ledger/catalog/catalog-repository.js'
+import type { CatalogBee, EarlierVersion, StoredExecution } from '../ledger/catalog/catalog-repository.js'
 import { fromMicros } from '../money.js'
 import { recordOf, registeredBee, type BeeDescription } from '../registered-bee.js'
 import type { RegisteredBee } from '../registry.js'
@@ -10,6 +10,16 @@ import { checkPatterns } from './pattern-safety.js'
 import { PROXY_ERRORS, type RemoteBeeProxy } from './proxy.js'
 import { checkFormats, knownLoadable } from './schema-checks.js'
 import { checkZodConvertible } from './zod-compat.js'
+
+/** The record's view of how the Bee's calls run: the limit of a run, and a stream's event schema, only where they apply. */
+function executionConfig (execution: StoredExecution | undefined): Pick<BeeRecord['config'], 'executionMode' | 'maxRunSeconds' | 'eventSchema'> {
+  if (execution === undefined || execution.mode === 'sync') return { executionMode: 'sync' }
+  return {
+    executionMode: execution.mode,
+    ...(execution.maxRunSeconds === null ? {} : { maxRunSeconds: execution.maxRunSeconds }),
+    ...(execution.eventSchema === null ? {} : { eventSchema: execution.eventSchema })
+  }
+}
 
 /** A stored Bee as its author declared it, without what runs it. */
 function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
@@ -28,7 +38,7 @@ function describe (bee: Omit<CatalogBee, 'secrets'>): BeeDescription {
       currency: bee.pricing.currency,
       ...(bee.pricing.plan === undefined ? {} : { plan: bee.pricing.plan })
     },
-    config: { primaryServices: bee.primaryServices, executionMode: 'remote', executionProvider: new URL(bee.endpoint).host },
+    config: { primaryServices: bee.primaryServices, executionProvider: new URL(bee.endpoint).host, ...executionConfig(bee.execution) },
     inputSchema: bee.inputSchema as never,
     outputSchema: bee.outputSchema as never,
     status: bee.status,

@@ -7,7 +7,7 @@ import { DEFAULT_VERSION } from '../registered-bee.js'
 import type { Caller } from '../principal.js'
 import type { RegisteredBee, Registry } from '../registry.js'
 import type { BeeStatus, ManagedBee, PublishedBee } from '../schemas.js'
-import { checkDocumentShare, keptSchema, priceOf, type PricingChoice, refused, schemaOf } from './bee-fields.js'
+import { checkDocumentShare, type ExecutionChoice, executionOf, keptSchema, priceOf, type PricingChoice, refused, schemaOf } from './bee-fields.js'
 import type { OwnChange } from './catalog-sync.js'
 import type { EgressPolicy } from './egress.js'
 import { nextStatus } from './lifecycle.js'
@@ -27,7 +27,7 @@ interface BeeFields {
   inputSchema: object
   outputSchema: object
   pricing: PricingChoice
-  config: { primaryServices: string[] }
+  config: { primaryServices?: string[] | undefined } & ExecutionChoice
 }
 
 /** A Bee to publish. */
@@ -64,6 +64,8 @@ export interface PublishingOptions {
   maxBeesPerPublisher: number
   /** PUBLISHER_MAX_OPENAPI_BYTES. */
   maxDocumentBytes: number
+  /** RUN_MAX_SECONDS: the longest run an async Bee may declare. */
+  runMaxSeconds: number
 }
 
 const STATUS_FIELDS = new Set(['status', 'statusMessage', 'sunsetAt'])
@@ -108,6 +110,7 @@ export class PublishingService {
       statusMessage: null,
       sunsetAt: null,
       callsPerMinute: bee.rateLimit?.callsPerMinute ?? null,
+      execution: executionOf(bee.config ?? {}, pricing, this.#options.runMaxSeconds),
       signingSecret: newSecret('bsk'),
       upstreamMapping: bee.upstream?.mapping ?? null,
       upstreamCredential: bee.upstream?.credential ?? null,
@@ -162,6 +165,7 @@ export class PublishingService {
       inputSchema: change.inputSchema === undefined ? keptSchema(stored.inputSchema, 'inputSchema') : schemaOf(() => toInputSchema(change.inputSchema)),
       outputSchema: change.outputSchema === undefined ? keptSchema(stored.outputSchema, 'outputSchema') : schemaOf(() => toOutputSchema(change.outputSchema))
     }
+    const pricing = change.pricing === undefined ? stored.pricing : priceOf(change.pricing, currency)
     const updated: ChangedBee = {
       ...kept,
       ...next,
@@ -172,7 +176,8 @@ export class PublishingService {
       ...versioned,
       // A new version keeps the one it replaces, for callers pinned to it (see CatalogRepository.updateBee).
       semver: nextVersion(stored, versioned, change.version),
-      pricing: change.pricing === undefined ? stored.pricing : priceOf(change.pricing, currency),
+      pricing,
+      execution: executionOf(change.config ?? {}, pricing, this.#options.runMaxSeconds, stored.execution),
       primaryServices: change.config?.primaryServices ?? stored.primaryServices,
       callsPerMinute: change.rateLimit === undefined ? stored.callsPerMinute : change.rateLimit?.callsPerMinute ?? null,
       version: stored.version + 1,

@@ -6,6 +6,7 @@ import { baseUrlOf } from '../base-url.js'
 import { BALANCE_HEADER, BEE_VERSION_HEADER, COST_HEADER, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
 import { walletTokenOf } from '../wallet-token.js'
 import { endWithStep, whenStepped } from './hook-steps.js'
+import { claimRun, isRunCall, startRun } from './runs.js'
 
 /*
  * The hooks and the handler of every execute route, in the pipeline's order: each is a thin call into the core's step of
@@ -82,6 +83,10 @@ export function claimIdempotencyKey (request: FastifyRequest, reply: FastifyRepl
     done()
     return
   }
+  if (isRunCall(execution)) {
+    claimRun(request, reply, done)
+    return
+  }
   whenStepped(request.server.executor.claim(execution, request.headers[IDEMPOTENCY_HEADER], request.body), done, (claimed) => {
     if (!claimed.ok) {
       done(claimed.error)
@@ -124,6 +129,7 @@ export async function chargeForCall (request: FastifyRequest): Promise<void> {
  */
 export async function runBee (request: FastifyRequest, reply: FastifyReply): Promise<string> {
   const execution = request.execution as NonNullable<FastifyRequest['execution']>
+  if (isRunCall(execution)) return await startRun(request, reply)
   // The route's serializer is fast-json-stringify's, which makes a string (Fastify's type allows any serializer's buffers too).
   const sold = await request.server.executor.run(execution, request.body, reply as FastifyReply & HoneySerializer)
   if (!sold.ok) throw sold.error

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
 import type { ErrorCode } from '../../core/error-catalog.js'
-import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ManagedBee, PublishedBee, StringEnum, SUBSCRIPTION_PLAN_DESCRIPTION, SubscriptionPlan } from '../../core/schemas.js'
+import { BeeId, BeeIdParams, BeeRateLimit, BeeStatus, CurrencyCode, ExecutionModeSchema, ManagedBee, PublishedBee, StringEnum, SUBSCRIPTION_PLAN_DESCRIPTION, SubscriptionPlan } from '../../core/schemas.js'
 import { callerOf } from '../caller.js'
 import { BEE_NOT_FOUND, BODY_CODES, BODY_NOT_JSON, bodyRefusals, PRINCIPAL_REQUIRED, refusal } from '../refusals.js'
 
@@ -35,8 +35,11 @@ const BeeFields = {
     plan: Type.Optional(Type.Object(SubscriptionPlan.properties, { additionalProperties: false, title: 'SubscriptionPlan', description: SUBSCRIPTION_PLAN_DESCRIPTION }))
   }, { title: 'PricingChoice', description: 'What one call costs.' }),
   config: Type.Object({
-    primaryServices: Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })
-  }, { description: 'Execution details.' })
+    primaryServices: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, description: 'What the Bee offers, as short service names.' })),
+    executionMode: Type.Optional(ExecutionModeSchema),
+    maxRunSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'async, stream: run time limit (≤ RUN_MAX_SECONDS, the default).' })),
+    eventSchema: Type.Optional(JsonSchemaInput('stream: JSON Schema of each event.'))
+  }, { description: 'Execution details (absent executionMode: sync).' })
 }
 
 const VERSION_PUBLISHED = 'Semantic version of three numbers (default 1.0.0). See Versions in docs/publishers.md.'
@@ -90,7 +93,7 @@ const PatchBody = Type.Object({
 const tooLarge = refusal('The body is larger than BODY_LIMIT_BYTES, or the Bee\'s name, description and schemas would make its OpenAPI document larger than a Bee may.',
   [...BODY_CODES[413], 'BEE_DOCUMENT_TOO_LARGE'], { name: 'BeeTooLarge' })
 /** Refusals of a Bee's fields, whether published or changed. */
-const FIELD_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'ENDPOINT_FORBIDDEN', 'INVALID_VERSION']
+const FIELD_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_AMOUNT', 'INVALID_PRICE', 'INVALID_SCHEMA', 'INVALID_EXECUTION', 'ENDPOINT_FORBIDDEN', 'INVALID_VERSION']
 
 /** Publishers register, change and retire their Bees; the operator manages all, and the built-ins' status. */
 const publishingRoutes: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -45,7 +45,7 @@ for (const backend of backends) {
       type: 'builtin',
       ownerId: null,
       pricing: { type: 'free', costPerCall: 0, currency: 'USD' },
-      config: { primaryServices: ['echo'], executionMode: 'in-process', executionProvider: 'test' },
+      config: { primaryServices: ['echo'], executionMode: 'sync', executionProvider: 'test' },
       inputSchema: Type.Object({ text: Type.String() }),
       outputSchema: Type.Object({ text: Type.String() }),
       execute: async ({ text }) => ({ result: { text }, confidence: 1, freshness: 0 })
@@ -62,7 +62,8 @@ for (const backend of backends) {
       refresh: async (own) => await sync.refresh(own),
       currency: 'EUR',
       maxBeesPerPublisher: 2,
-      maxDocumentBytes: 20_000
+      maxDocumentBytes: 20_000,
+      runMaxSeconds: 600
     })
     const publisher = async (id: string): Promise<Caller> => {
       const created = await ledger.catalog.createPublisher({ id, email: `${id}@example.com`, name: id, createdAt: new Date().toISOString(), keyHash: `hash_${id}` })

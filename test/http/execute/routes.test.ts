@@ -114,7 +114,7 @@ test('a Bee added to the registry at runtime runs through the same pipeline', as
     type: 'builtin',
     ownerId: null,
     pricing: { type: 'free', costPerCall: 0, currency: 'USD' },
-    config: { primaryServices: ['count'], executionMode: 'in-process', executionProvider: 'test' },
+    config: { primaryServices: ['count'], executionMode: 'sync', executionProvider: 'test' },
     inputSchema: Type.Object({ word: Type.String({ minLength: 1 }) }),
     outputSchema: Type.Object({ length: Type.Integer() }),
     async execute ({ word }) {

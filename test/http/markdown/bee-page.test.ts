@@ -13,7 +13,7 @@ function bee (extra: Partial<BeeDefinition> = {}) {
     type: 'builtin',
     ownerId: null,
     pricing: { type: 'free', costPerCall: 0, currency: 'USD' },
-    config: { primaryServices: [], executionMode: 'in-process', executionProvider: 'test' },
+    config: { primaryServices: [], executionMode: 'sync', executionProvider: 'test' },
     inputSchema: Type.Object({ code: Type.String({ minLength: 1, description: 'The code.' }) }),
     outputSchema: Type.Object({ ok: Type.Boolean() }),
     execute: async () => ({ result: { ok: true }, confidence: 1, freshness: 0 }),

@@ -25,7 +25,7 @@ test('GET /api/bees lists the three built-in Bees with every field of the spec',
       colony: 'core',
       ownerId: null,
       type: 'builtin',
-      config: { primaryServices: Array, executionMode: 'in-process', executionProvider: String }
+      config: { primaryServices: Array, executionMode: 'sync', executionProvider: String }
     }, bee.id)
     t.ok(!Number.isNaN(Date.parse(bee.lastUpdated)), 'lastUpdated is a date-time')
   }

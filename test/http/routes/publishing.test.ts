@@ -31,7 +31,7 @@ test('a published Bee is discoverable, described in OpenAPI, and executes throug
     colony: 'loud',
     endpoint: '/api/bees/shouter/execute',
     upstreamEndpoint: fake.url,
-    config: { executionMode: 'remote', executionProvider: new URL(fake.url).host, primaryServices: ['shouting'] },
+    config: { executionMode: 'sync', executionProvider: new URL(fake.url).host, primaryServices: ['shouting'] },
     signingSecret: /^bsk_/
   })
 

@@ -1,12 +1,21 @@
 import type { JsonObject } from '../../publishing/json-schema.js'
 import type { RequestMapping } from '../../publishing/request-mapping.js'
-import type { BeeStatus, SubscriptionPlan } from '../../schemas.js'
+import type { BeeStatus, ExecutionMode, SubscriptionPlan } from '../../schemas.js'
 
 export interface Publisher {
   id: string
   email: string
   name: string
   createdAt: string
+}
+
+/** How a published Bee's calls run: absent on a Bee stored as sync. */
+export interface StoredExecution {
+  mode: ExecutionMode
+  /** async and stream: the longest one run may take. */
+  maxRunSeconds: number | null
+  /** stream: the JSON Schema of each event. */
+  eventSchema: JsonObject | null
 }
 
 /** A published Bee as stored: everything needed to rebuild its registry entry on any instance. */
@@ -29,6 +38,8 @@ export interface StoredBee {
   sunsetAt: string | null
   /** The most calls a minute the Bee takes from all callers together, to spare its upstream; null: no limit. */
   callsPerMinute: number | null
+  /** Absent: sync. */
+  execution?: StoredExecution | undefined
   signingSecret: string
   /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
   previousSigningSecret?: string | null

@@ -36,6 +36,9 @@ const changedRow = (bee: ChangedBee): Omit<BeeRow, 'plan' | 'upstream_mapping' |
   status_message: bee.statusMessage,
   sunset_at: bee.sunsetAt,
   calls_per_minute: bee.callsPerMinute,
+  execution_mode: bee.execution?.mode ?? 'sync',
+  max_run_seconds: bee.execution?.maxRunSeconds ?? null,
+  event_schema: bee.execution?.eventSchema == null ? null : JSON.stringify(bee.execution.eventSchema),
   upstream_mapping: bee.upstreamMapping == null ? null : JSON.stringify(bee.upstreamMapping),
   version: bee.version,
   semver: bee.semver,
@@ -79,6 +82,11 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
     statusMessage: row.status_message,
     sunsetAt: row.sunset_at,
     callsPerMinute: row.calls_per_minute === null ? null : Number(row.calls_per_minute),
+    execution: {
+      mode: row.execution_mode,
+      maxRunSeconds: row.max_run_seconds === null ? null : Number(row.max_run_seconds),
+      eventSchema: row.event_schema === null ? null : JSON.parse(row.event_schema) as JsonObject
+    },
     upstreamMapping: row.upstream_mapping === null ? null : JSON.parse(row.upstream_mapping) as RequestMapping,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     version: Number(row.version),

@@ -1,8 +1,15 @@
 import type { Logger } from '../../logger.js'
-import type { PreparationWorker } from '../worker.js'
 import type { PreparationQueue } from './preparation-queue.js'
 
+/** What the queue runs: a worker that claims the next due job itself ('idle' when there is none). */
+export interface QueueWorker {
+  runOnce (): Promise<string>
+  stop (): void
+}
+
 export interface DatabaseQueueOptions {
+  /** Names the queue in its log lines. */
+  name?: string
   concurrency: number
   /** How often an idle runner looks for due records (retries whose back-off has passed, abandoned runs). */
   pollMs: number
@@ -15,13 +22,13 @@ export interface DatabaseQueueOptions {
  * passes, so jobs survive restarts.
  */
 export class DatabaseQueue implements PreparationQueue {
-  readonly #worker: PreparationWorker
+  readonly #worker: QueueWorker
   readonly #options: DatabaseQueueOptions
   readonly #runners: Array<Promise<void>> = []
   #stopped = false
   #wake: Array<() => void> = []
 
-  constructor (worker: PreparationWorker, options: DatabaseQueueOptions) {
+  constructor (worker: QueueWorker, options: DatabaseQueueOptions) {
     this.#worker = worker
     this.#options = options
   }
@@ -47,7 +54,7 @@ export class DatabaseQueue implements PreparationQueue {
       try {
         result = await this.#worker.runOnce()
       } catch (error) {
-        this.#options.log.error({ err: error }, 'preparation queue: claiming a job failed')
+        this.#options.log.error({ err: error }, `${this.#options.name ?? 'preparation'} queue: claiming a job failed`)
         result = 'idle'
       }
       if (result === 'idle' && !this.#stopped) await this.#idle()

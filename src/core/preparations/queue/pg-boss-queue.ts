@@ -35,8 +35,24 @@ export interface PgBossQueueOptions {
 
 interface JobData { id: string }
 
+/**
+ * Instances starting together can deadlock in pg-boss's create_queue (each creates the queue's table):
+ * PostgreSQL aborts one of them, which tries again and finds the queue made.
+ */
+export async function createQueue (boss: PgBoss, queue: PgBoss.Queue): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await boss.createQueue(queue.name, queue)
+      return
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt === 5) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+    }
+  }
+}
+
 /** The schema the ledger's tables are in: deployments (and test runs) sharing a database each get their own jobs. */
-async function ledgerSchema (connectionString: string): Promise<string> {
+export async function ledgerSchema (connectionString: string): Promise<string> {
   const client = new pg.Client({ connectionString })
   await client.connect()
   try {
@@ -126,20 +142,8 @@ export class PgBossQueue implements PreparationQueue {
     if (lost.length > 0) log.warn({ preparationIds: lost }, 'due preparations had no job: sent again')
   }
 
-  /**
-   * Instances starting together can deadlock in pg-boss's create_queue (each creates the queue's table):
-   * PostgreSQL aborts one of them, which tries again and finds the queue made.
-   */
   async #createQueue (queue: PgBoss.Queue): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.#boss?.createQueue(queue.name, queue)
-        return
-      } catch (error) {
-        if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt === 5) throw error
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
-      }
-    }
+    if (this.#boss !== null) await createQueue(this.#boss, queue)
   }
 
   async enqueue (id: string): Promise<void> {

@@ -1,0 +1,53 @@
+import fp from 'fastify-plugin'
+import { DatabaseQueue } from '../src/core/preparations/queue/database-queue.js'
+import { RunService } from '../src/core/runs/service.js'
+import { RunSignals } from '../src/core/runs/signals.js'
+import { RunWorker } from '../src/core/runs/worker.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Runs of async Bees: start one, read, wait for, cancel and list them. */
+    runs: RunService
+  }
+}
+
+/**
+ * Runs of async Bees: the worker that runs them and its queue (the run rows themselves on SQLite, pg-boss on
+ * PostgreSQL), and the use cases the execute door and the runs routes call. Either way a run's claim is one conditional
+ * UPDATE, so a run is worked on once, and a run left by a process that died is claimed again once its lease passes.
+ * Started once the server is ready, stopped before the ledger closes.
+ */
+export default fp(async (fastify) => {
+  const { config, ledger, registry } = fastify
+  // Their failures while the database is away (a claim, a heartbeat) count toward the ledger's outage, logged there once.
+  const log = fastify.storeHealth.logger(fastify.log)
+  const signals = new RunSignals()
+  const worker = new RunWorker({
+    ledger, registry, signals, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, retentionHours: config.RUN_RETENTION_HOURS, log
+  })
+  // pg-boss (and pg) load only for PostgreSQL, as the ledger's driver does.
+  const queue = ledger.dialect === 'postgres'
+    ? new (await import('../src/core/runs/pg-boss-run-queue.js')).PgBossRunQueue(worker, {
+      connectionString: config.DATABASE_URL,
+      schema: config.PREPARATION_QUEUE_SCHEMA,
+      concurrency: config.RUN_CONCURRENCY,
+      pollMs: config.RUN_POLL_MS,
+      // pg-boss keeps a job active for less than a day; a run's own lease says sooner when its worker died.
+      expireInSeconds: Math.min(config.RUN_QUEUE_SECONDS + config.RUN_MAX_SECONDS + config.RUN_LEASE_SECONDS, 86_000),
+      lostJobSeconds: Math.max(5, (config.RUN_POLL_MS / 1000) * 5),
+      log,
+      onConnectionLost: (error) => { fastify.storeHealth.connectionLost(error) }
+    })
+    : new DatabaseQueue(worker, { name: 'run', concurrency: config.RUN_CONCURRENCY, pollMs: config.RUN_POLL_MS, log })
+  fastify.decorate('runs', new RunService({
+    ledger,
+    signals,
+    enqueue: async (id) => { await queue.enqueue(id) },
+    holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS,
+    queueSeconds: config.RUN_QUEUE_SECONDS,
+    runMaxSeconds: config.RUN_MAX_SECONDS,
+    log
+  }))
+  fastify.addHook('onReady', async () => { await queue.start() })
+  fastify.addHook('onClose', async () => { await queue.stop() })
+}, { name: 'runs', dependencies: ['config', 'ledger', 'registry', 'catalog'] })

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { failureAs } from '../../core/errors.js'
+import { hashSecret } from '../../core/ledger/secrets.js'
+import { runView, type RunCaller } from '../../core/runs/service.js'
+import { Run, UNFINISHED } from '../../core/runs/schemas.js'
+import { PageQuery, paged, ref, ValidationErrorBody, WALLET_HEADER_NAME } from '../../core/schemas.js'
+import { BODY_NOT_JSON, PAGE_REFUSED, REQUEST_CODES, refusal } from '../refusals.js'
+import { walletTokenOf } from '../wallet-token.js'
+
+const IdParams = Type.Object({ id: Type.String({ description: 'Run id.' }) })
+
+const KeyQuery = Type.Object({ key: Type.Optional(Type.String({ maxLength: 200, description: 'The run key (runKey), for a run without a wallet token.' })) })
+
+const RUN = ref(Run)
+const NOT_FOUND = refusal('No run of yours has this id.', ['RUN_NOT_FOUND'], { name: 'RunNotFound' })
+const INVALID = refusal('The query is invalid.', [...REQUEST_CODES, 'VALIDATION_FAILED'], { body: ValidationErrorBody, name: 'RunRequestInvalid' })
+const TOKEN_MISSING = refusal(`No ${WALLET_HEADER_NAME}.`, ['WALLET_TOKEN_MISSING'], { name: 'RunsTokenMissing' })
+
+/** Who asks: the hash of the wallet credential sent, and the run key in the query (the Location that started the run carries it). */
+function runCallerOf (request: FastifyRequest): RunCaller {
+  const token = walletTokenOf(request)
+  return { tokenHash: token === undefined ? null : hashSecret(token), runKey: (request.query as { key?: string } | undefined)?.key }
+}
+
+/**
+ * Runs of async Bees over HTTP: what RunService answers. A run is found only by the caller who started it (the wallet
+ * credential that paid, or the run key of a free Bee's run); anyone else's answers 404, as if it did not exist.
+ */
+const runRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { runs } = fastify
+  const tags = ['runs']
+  const security: Array<Record<string, string[]>> = [{ walletToken: [] }, {}]
+
+  fastify.get('/runs/:id', {
+    schema: {
+      tags,
+      security,
+      operationId: 'get-run',
+      summary: 'Read a run',
+      description: `Poll until the status is final (Retry-After). With the ${WALLET_HEADER_NAME} that started it, or ?key=.`,
+      params: IdParams,
+      querystring: KeyQuery,
+      response: { 200: RUN, 400: INVALID, 404: NOT_FOUND }
+    }
+  }, async (request, reply) => {
+    const run = await runs.get(runCallerOf(request), request.params.id)
+    if (UNFINISHED.includes(run.status)) reply.header('retry-after', '1')
+    return runView(run)
+  })
+
+  fastify.post('/runs/:id/cancel', {
+    schema: {
+      tags,
+      security,
+      operationId: 'cancel-run',
+      summary: 'Cancel a run',
+      description: 'Stops a queued or running run and voids its hold; an ended run is answered as it is.',
+      params: IdParams,
+      querystring: KeyQuery,
+      response: { 200: RUN, ...BODY_NOT_JSON, 404: NOT_FOUND }
+    }
+  }, async (request) => runView(await runs.cancel(runCallerOf(request), request.params.id)))
+
+  fastify.get('/runs', {
+    schema: {
+      tags,
+      security: [{ walletToken: [] }],
+      operationId: 'list-runs',
+      summary: 'List your runs',
+      description: `The runs this ${WALLET_HEADER_NAME} started, newest first.`,
+      querystring: PageQuery,
+      response: { 200: paged('runs', RUN), 400: PAGE_REFUSED, 401: TOKEN_MISSING }
+    }
+  }, async (request) => {
+    const { tokenHash } = runCallerOf(request)
+    if (tokenHash === null) throw failureAs('WALLET_TOKEN_MISSING', 401, `Send ${WALLET_HEADER_NAME}: the runs listed are those it started.`)
+    const listed = await runs.list(tokenHash, request.query)
+    return { runs: listed.items.map((run) => runView(run)), nextCursor: listed.nextCursor }
+  })
+}
+
+export default runRoutes
