@@ -25,8 +25,8 @@ const FLAT_RATIO = 0.8
  * the catalog on each change makes it several times slower at 2,000 Bees than at none, and still fails this.
  */
 const FLAT_GATE_RATIO = 0.5
-/** Issue 25's 150 KB, plus the 9.5 KB of issue 46's two import routes (see test/plugins/openapi.test.ts). */
-const DOCUMENT_LIMIT_BYTES = 160_000
+/** Issue 25's 150 KB, plus this round's operations: versions, import and runs (see test/plugins/openapi.test.ts). */
+const DOCUMENT_LIMIT_BYTES = 180_000
 /** How long a change may take to reach another instance before the bench stops waiting and counts it as this. */
 const PROPAGATION_GIVE_UP_MS = 10_000
 /** A start that loads the whole catalog up front is measured, however long, rather than ending the run. */

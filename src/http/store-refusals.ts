@@ -10,7 +10,7 @@ const isRefusal = (response: unknown): response is Refusal => Array.isArray((res
 
 /**
  * A route's 503 (see refusal) with the ledger's codes added to its own. Only routes that list a 503 of their own list
- * these: on every route they would take the OpenAPI document past its 150 KB; docs/errors.md says any route may answer
+ * these: on every route they would take the OpenAPI document past its 180 KB; docs/errors.md says any route may answer
  * them. A 503 of another shape (a JSON-RPC door's) names them in its own words, and is left as it is.
  */
 export function withStoreRefusals (response: unknown): unknown {

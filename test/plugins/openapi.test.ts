@@ -167,13 +167,14 @@ test('shared shapes and refusals appear once, and the document stays small', asy
   t.equal(document.match(/Stable machine-readable code/g)?.length, 1, 'the error body once')
 })
 
-test('the document is at most 160 KB, and as large with many published Bees as with none', async (t) => {
+test('the document is at most 180 KB, and as large with many published Bees as with none', async (t) => {
   const { app, fake, publisher } = await publishingSetup(t)
   const sizeNow = async () => Buffer.byteLength((await app.inject('/openapi/openapi.json')).body)
   const empty = await sizeNow()
-  // Issue 25 set 150 KB; the document was at 149.7 KB when issue 46's two import routes added 9.5 KB (their mapping
-  // typed loosely, its fields documented in docs/publishers.md). The bound is still what no catalog size may pass.
-  t.ok(empty <= 160_000, `${empty} bytes (at most 160 KB at any catalog size)`)
+  // Issue 25 set 150 KB at 149.7 KB; this round's operations took it to 171 KB: Bee versions (a route, a header on the
+  // execute paths), the OpenAPI import (two routes, 9.5 KB) and runs (three routes, the 202 and Prefer of the execute
+  // path, 6.6 KB). Growth per operation is held by the test above; this bound is what no catalog size may pass.
+  t.ok(empty <= 180_000, `${empty} bytes (at most 180 KB at any catalog size)`)
   for (let i = 0; i < 40; i++) {
     await publish(app, publisher.headers, beeBody(`shouter-${i}`, fake.url, i % 2 === 0 ? {} : { pricing: { type: 'pay-per-use', costPerCall: 0.01 } }))
   }
