@@ -153,6 +153,7 @@ export const storedBee = <T extends object>(id: string, ownerId: string, at: str
   semver: '1.0.0',
   upstreamMapping: null,
   upstreamCredential: null,
+  execution: { mode: 'sync' as const, maxRunSeconds: null, eventSchema: null },
   createdAt: at,
   updatedAt: at,
   ...fields

@@ -130,7 +130,7 @@ test('signing secrets are encrypted at rest; the key can be rotated; a wrong key
   const raw = new Database(database.url)
   raw.prepare(`INSERT INTO published_bees SELECT 'legacy', owner_id, owner_email, name, description, category, colony, endpoint,
     input_schema, output_schema, primary_services, pricing_type, cost_micros, currency, status, status_message, sunset_at,
-    'bsk_legacy-secret', version, created_at, updated_at, NULL, NULL, NULL, NULL, change_seq, semver, NULL, NULL FROM published_bees WHERE id = 'one'`).run()
+    'bsk_legacy-secret', version, created_at, updated_at, NULL, NULL, NULL, NULL, change_seq, execution_mode, max_run_seconds, event_schema, semver, NULL, NULL FROM published_bees WHERE id = 'one'`).run()
   raw.prepare('UPDATE catalog_version SET version = version + 1').run()
   raw.close()
 
