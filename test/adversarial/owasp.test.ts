@@ -136,7 +136,6 @@ for (const backend of backends) {
           signingSecret: 'bsk_chosen',
           status: 'deprecated',
           type: 'builtin',
-          version: 99,
           createdAt: '2000-01-01T00:00:00Z'
         }, bearer(alice.key))
         t.equal(published.status, 201)
