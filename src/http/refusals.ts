@@ -88,4 +88,8 @@ export const ADMIN_REFUSALS = {
 export const PRINCIPAL_REQUIRED = refusal('Missing or unknown publisher key (or admin token).', ['UNAUTHORIZED'], { name: 'PublisherKeyRequired' })
 
 /** 404 of every route that names a Bee. */
+/** A route for a wallet's holder: its key or one of its verification tokens (see plugins/wallet-tokens.ts, requireTokenHolder). */
+export const TOKEN_HOLDER_REQUIRED = refusal('No valid wallet key or token.',
+  ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED'], { name: 'TokenHolderRequired' })
+
 export const BEE_NOT_FOUND = refusal('No Bee has this id (or none you manage, for a publisher).', ['BEE_NOT_FOUND'], { name: 'BeeNotFound' })

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { failureAs } from '../../core/errors.js'
 import { hashSecret } from '../../core/ledger/secrets.js'
 import { runView, type RunCaller } from '../../core/runs/service.js'
 import { Run, UNFINISHED } from '../../core/runs/schemas.js'
 import { PageQuery, paged, ref, ValidationErrorBody, WALLET_HEADER_NAME } from '../../core/schemas.js'
-import { BODY_NOT_JSON, PAGE_REFUSED, REQUEST_CODES, refusal } from '../refusals.js'
+import { BODY_NOT_JSON, PAGE_REFUSED, REQUEST_CODES, refusal, TOKEN_HOLDER_REQUIRED } from '../refusals.js'
 import { walletTokenOf } from '../wallet-token.js'
 
 const IdParams = Type.Object({ id: Type.String({ description: 'Run id.' }) })
@@ -16,7 +15,6 @@ const KeyQuery = Type.Object({ key: Type.Optional(Type.String({ maxLength: 200, 
 const RUN = ref(Run)
 const NOT_FOUND = refusal('No run of yours has this id.', ['RUN_NOT_FOUND'], { name: 'RunNotFound' })
 const INVALID = refusal('The query is invalid.', [...REQUEST_CODES, 'VALIDATION_FAILED'], { body: ValidationErrorBody, name: 'RunRequestInvalid' })
-const TOKEN_MISSING = refusal(`No ${WALLET_HEADER_NAME}.`, ['WALLET_TOKEN_MISSING'], { name: 'RunsTokenMissing' })
 
 /** Who asks: the hash of the wallet credential sent, and the run key in the query (the Location that started the run carries it). */
 function runCallerOf (request: FastifyRequest): RunCaller {
@@ -71,12 +69,13 @@ const runRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List your runs',
       description: `The runs this ${WALLET_HEADER_NAME} started, newest first.`,
       querystring: PageQuery,
-      response: { 200: paged('runs', RUN), 400: PAGE_REFUSED, 401: TOKEN_MISSING }
-    }
+      response: { 200: paged('runs', RUN), 400: PAGE_REFUSED, 401: TOKEN_HOLDER_REQUIRED }
+    },
+    // A credential no wallet or token answers to is refused, as on the wallet's other routes, before the query is read.
+    onRequest: fastify.requireTokenHolder
   }, async (request) => {
     const { tokenHash } = runCallerOf(request)
-    if (tokenHash === null) throw failureAs('WALLET_TOKEN_MISSING', 401, `Send ${WALLET_HEADER_NAME}: the runs listed are those it started.`)
-    const listed = await runs.list(tokenHash, request.query)
+    const listed = await runs.list(tokenHash as string, request.query)
     return { runs: listed.items.map((run) => runView(run)), nextCursor: listed.nextCursor }
   })
 }

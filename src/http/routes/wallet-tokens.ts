@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { ErrorCode } from '../../core/error-catalog.js'
 import { failure, invalidCursor } from '../../core/errors.js'
 import type { WalletToken } from '../../core/ledger/tokens/token-repository.js'
 import { fromMicros, toMicros } from '../../core/money.js'
@@ -8,11 +7,8 @@ import { PageQuery, paged, ref, WALLET_HEADER_NAME } from '../../core/schemas.js
 import type { TokenHolder } from '../../core/tokens/holder.js'
 import { mintToken } from '../../core/tokens/mint.js'
 import { MintedToken, MintTokenBody, RevokedTokens, TokenId, WalletTokenView } from '../../core/tokens/schemas.js'
-import { bodyRefusals, refusal, requestRefusal } from '../refusals.js'
+import { bodyRefusals, refusal, requestRefusal, TOKEN_HOLDER_REQUIRED } from '../refusals.js'
 
-const HOLDER_CODES: ErrorCode[] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED']
-const HOLDER_REQUIRED = refusal('No valid wallet key or token.', HOLDER_CODES,
-  { name: 'TokenHolderRequired' })
 const TOKEN_NOT_FOUND = refusal('No token of yours has this id.', ['TOKEN_NOT_FOUND'])
 
 /** An amount of the body in micro-units: at most six decimals, as every amount the API takes. */
@@ -58,7 +54,7 @@ const walletTokenRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         201: MintedToken,
         ...bodyRefusals('Invalid body.', ['VALIDATION_FAILED', 'INVALID_AMOUNT']),
-        401: HOLDER_REQUIRED,
+        401: TOKEN_HOLDER_REQUIRED,
         403: refusal('A child would be wider than its parent.', ['TOKEN_NARROWING_REQUIRED'])
       }
     }
@@ -84,7 +80,7 @@ const walletTokenRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'List your verification tokens',
       description: 'With the wallet key: all; with a token: it and its descendants.',
       querystring: PageQuery,
-      response: { 200: paged('tokens', ref(WalletTokenView)), 400: requestRefusal('Invalid limit or cursor.', ['VALIDATION_FAILED', 'INVALID_CURSOR']), 401: HOLDER_REQUIRED }
+      response: { 200: paged('tokens', ref(WalletTokenView)), 400: requestRefusal('Invalid limit or cursor.', ['VALIDATION_FAILED', 'INVALID_CURSOR']), 401: TOKEN_HOLDER_REQUIRED }
     }
   }, async (request) => {
     const holder = request.tokenHolder as TokenHolder
@@ -99,7 +95,7 @@ const walletTokenRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'revoke-wallet-token',
       summary: 'Revoke a verification token and its descendants',
       params: Type.Object({ id: TokenId }),
-      response: { 200: RevokedTokens, 400: requestRefusal('Malformed id.', ['VALIDATION_FAILED']), 401: HOLDER_REQUIRED, 404: TOKEN_NOT_FOUND }
+      response: { 200: RevokedTokens, 400: requestRefusal('Malformed id.', ['VALIDATION_FAILED']), 401: TOKEN_HOLDER_REQUIRED, 404: TOKEN_NOT_FOUND }
     }
   }, async (request) => {
     const holder = request.tokenHolder as TokenHolder

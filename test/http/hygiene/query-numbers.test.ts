@@ -32,7 +32,7 @@ test('every numeric query parameter refuses non-finite numbers with 400 VALIDATI
       }
     }
   }
-  t.same(checked.sort(), ['get-earnings limit', 'get-wallet-journal limit', 'list-bees limit', 'list-bees minSuccessRate', 'list-preparations limit',
+  t.same(checked.sort(), ['get-earnings limit', 'get-wallet-journal limit', 'list-bees limit', 'list-bees minSuccessRate', 'list-preparations limit', 'list-runs limit',
     'list-subscription-calls limit', 'list-wallet-tokens limit',
     'list-wallets limit', 'list-x402-settlements limit'],
   'the numeric query parameters known today are all covered')
