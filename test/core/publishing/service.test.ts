@@ -1,5 +1,4 @@
 import { test } from 'tap'
-import { Type } from 'typebox'
 import { openStore } from '../../../src/core/ledger/open-store.js'
 import type { Caller } from '../../../src/core/principal.js'
 import { CatalogSync } from '../../../src/core/publishing/catalog-sync.js'
@@ -11,6 +10,7 @@ import { backends } from '../../databases.js'
 import { SECRETS_KEY } from '../../helper.js'
 import { shoutInput, shoutOutput } from '../../publishing-helper.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import { echoBee } from '../../echo-bee.js'
 
 const operator: Caller = { principal: { kind: 'admin' }, log: SILENT }
 
@@ -36,20 +36,7 @@ for (const backend of backends) {
     const ledger = await openStore(database.url, { secretsKey: SECRETS_KEY })
     t.teardown(() => ledger.close())
     const registry = new Registry()
-    registry.register({
-      id: 'echo',
-      name: 'Echo',
-      description: 'Says it back.',
-      category: 'utility',
-      colony: 'test',
-      type: 'builtin',
-      ownerId: null,
-      pricing: { type: 'free', costPerCall: 0, currency: 'USD' },
-      config: { primaryServices: ['echo'], executionMode: 'sync', executionProvider: 'test' },
-      inputSchema: Type.Object({ text: Type.String() }),
-      outputSchema: Type.Object({ text: Type.String() }),
-      execute: async ({ text }) => ({ result: { text }, confidence: 1, freshness: 0 })
-    })
+    registry.register(echoBee())
     const egress = new EgressPolicy(['127.0.0.1'])
     const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: 2000, maxResponseBytes: 1_000_000 })
     const sync = new CatalogSync({ registry, store: ledger.catalog, proxy, log: SILENT })

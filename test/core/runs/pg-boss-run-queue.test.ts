@@ -1,5 +1,4 @@
 import { test } from 'tap'
-import { Type } from 'typebox'
 import { openStore } from '../../../src/core/ledger/open-store.js'
 import type { NewRun } from '../../../src/core/ledger/runs/run-repository.js'
 import { later, now } from '../../../src/core/ledger/timestamps.js'
@@ -11,6 +10,7 @@ import { RunWorker } from '../../../src/core/runs/worker.js'
 import { postgresBackend, postgresSkip } from '../../databases.js'
 import { within } from '../../within.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import { echoBee } from '../../echo-bee.js'
 
 const run = (): NewRun => ({
   id: newRunId(),
@@ -34,24 +34,14 @@ test('two instances on one PostgreSQL share runs through pg-boss, each run once;
   const instances = await Promise.all([0, 1].map(async (instance) => {
     const ledger = await openStore(database.url)
     const registry = new Registry()
-    registry.register({
-      id: 'echo',
-      name: 'Echo',
-      description: 'Says it back.',
-      category: 'utility',
-      colony: 'test',
-      type: 'builtin',
-      ownerId: null,
-      pricing: { type: 'free', costPerCall: 0, currency: 'USD' },
+    registry.register(echoBee({
       config: { primaryServices: ['echo'], executionMode: 'async', executionProvider: 'test' },
-      inputSchema: Type.Object({ text: Type.String() }),
-      outputSchema: Type.Object({ text: Type.String() }),
       execute: async ({ text }) => {
         ran.push({ text, instance })
         await new Promise((resolve) => setTimeout(resolve, 100))
         return { result: { text }, confidence: 1, freshness: 0 }
       }
-    })
+    }))
     const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 100, retentionHours: 1, log: SILENT })
     const queue = new PgBossRunQueue(worker, {
       connectionString: database.url, schema: undefined, concurrency: 2, pollMs: 200, expireInSeconds: 120, lostJobSeconds: 5, log: SILENT

@@ -1,5 +1,4 @@
 import { test } from 'tap'
-import { Type } from 'typebox'
 import type { Ledger } from '../../../src/core/ledger/ledger.js'
 import { openStore } from '../../../src/core/ledger/open-store.js'
 import { hashSecret } from '../../../src/core/ledger/secrets.js'
@@ -13,6 +12,7 @@ import { RunWorker } from '../../../src/core/runs/worker.js'
 import { backends } from '../../databases.js'
 import { SECRETS_KEY } from '../../helper.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import { echoBee } from '../../echo-bee.js'
 
 const PRICE = 250_000
 
@@ -58,23 +58,14 @@ for (const backend of backends) {
     t.teardown(() => ledger.close())
     const registry = new Registry()
     let calls = 0
-    registry.register({
-      id: 'echo',
-      name: 'Echo',
-      description: 'Says it back.',
-      category: 'utility',
-      colony: 'test',
-      type: 'builtin',
-      ownerId: null,
+    registry.register(echoBee({
       pricing: { type: 'pay-per-use', costPerCall: 0.25, currency: 'USD' },
       config: { primaryServices: ['echo'], executionMode: 'async', executionProvider: 'test' },
-      inputSchema: Type.Object({ text: Type.String() }),
-      outputSchema: Type.Object({ text: Type.String() }),
       execute: async ({ text }) => {
         calls++
         return { result: { text }, confidence: 1, freshness: 0 }
       }
-    })
+    }))
     const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 0, retentionHours: 1, log: SILENT })
     /** A worker that claimed the run, then died: its lease has passed. */
     const diedWith = async (id: string) => await ledger.runs.claim({ id, runToken: 'dead', now: now(), leaseUntil: later(-1) })
