@@ -1,31 +1,17 @@
 import { test } from 'tap'
 import { openStore } from '../../../src/core/ledger/open-store.js'
-import type { NewRun } from '../../../src/core/ledger/runs/run-repository.js'
 import { later, now } from '../../../src/core/ledger/timestamps.js'
 import { Registry } from '../../../src/core/registry.js'
 import { PgBossRunQueue } from '../../../src/core/runs/pg-boss-run-queue.js'
-import { newRunId } from '../../../src/core/runs/run-ids.js'
 import { RunSignals } from '../../../src/core/runs/signals.js'
 import { RunWorker } from '../../../src/core/runs/worker.js'
 import { postgresBackend, postgresSkip } from '../../databases.js'
 import { within } from '../../within.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import { newRun } from './run-fixture.js'
 import { echoBee } from '../../echo-bee.js'
 
-const run = (): NewRun => ({
-  id: newRunId(),
-  beeId: 'echo',
-  ownerHash: 'owner',
-  keyHash: null,
-  input: { text: 'hi' },
-  idempotencyKey: null,
-  requestHash: null,
-  holdId: null,
-  requestId: 'req',
-  maxRunSeconds: 60,
-  createdAt: now(),
-  expiresAt: later(600)
-})
+const run = () => newRun()
 
 test('two instances on one PostgreSQL share runs through pg-boss, each run once; a dead worker\'s run is taken over', { skip: postgresSkip }, async (t) => {
   const database = await postgresBackend()

@@ -6,12 +6,12 @@ import type { NewRun } from '../../../src/core/ledger/runs/run-repository.js'
 import { later, now } from '../../../src/core/ledger/timestamps.js'
 import { issueWallet } from '../../../src/core/ledger/wallets/issue-wallet.js'
 import { Registry } from '../../../src/core/registry.js'
-import { newRunId } from '../../../src/core/runs/run-ids.js'
 import { RunSignals } from '../../../src/core/runs/signals.js'
 import { RunWorker } from '../../../src/core/runs/worker.js'
 import { backends } from '../../databases.js'
 import { SECRETS_KEY } from '../../helper.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import { newRun } from './run-fixture.js'
 import { echoBee } from '../../echo-bee.js'
 
 const PRICE = 250_000
@@ -31,21 +31,7 @@ async function paidRun (ledger: Ledger, extra: Partial<NewRun> = {}) {
     expiresInSeconds: 600
   })
   if (!held.ok) throw new Error('no hold')
-  const { run } = await ledger.runs.insert({
-    id: newRunId(),
-    beeId: 'echo',
-    ownerHash: 'owner',
-    keyHash: null,
-    input: { text: 'hi' },
-    idempotencyKey: null,
-    requestHash: null,
-    holdId: held.holdId,
-    requestId: 'req',
-    maxRunSeconds: 60,
-    createdAt: now(),
-    expiresAt: later(600),
-    ...extra
-  })
+  const { run } = await ledger.runs.insert(newRun({ holdId: held.holdId, ...extra }))
   const kinds = async () => (await ledger.journal.recent(wallet.id, 50)).map((entry) => entry.kind).sort()
   return { run, holdId: held.holdId, kinds }
 }
