@@ -3,6 +3,8 @@ import { CatalogListing } from '../src/core/catalog-listing.js'
 import { commaList } from '../src/core/comma-list.js'
 import { CatalogSync, type OwnChange } from '../src/core/publishing/catalog-sync.js'
 import { EgressPolicy } from '../src/core/publishing/egress.js'
+import { McpImport } from '../src/core/publishing/mcp-import.js'
+import { McpUpstreamWatch } from '../src/core/publishing/mcp-watch.js'
 import { OpenApiImport } from '../src/core/publishing/openapi-import.js'
 import { RemoteBeeProxy } from '../src/core/publishing/proxy.js'
 import { PublishingService } from '../src/core/publishing/service.js'
@@ -26,6 +28,8 @@ declare module 'fastify' {
     publishing: PublishingService
     /** Importing an OpenAPI document's operations as Bees: preview, then apply. */
     imports: OpenApiImport
+    /** Importing an MCP server's tools as Bees, and keeping them in line with the server. */
+    mcpImports: { tools: McpImport, watch: McpUpstreamWatch }
   }
 }
 
@@ -36,7 +40,13 @@ declare module 'fastify' {
 export default fp(async (fastify) => {
   const { config, registry, ledger } = fastify
   const egress = new EgressPolicy(commaList(config.EGRESS_ALLOWLIST))
-  const proxy = new RemoteBeeProxy({ policy: egress, timeoutMs: config.REMOTE_BEE_TIMEOUT_MS, maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES })
+  const proxy = new RemoteBeeProxy({
+    policy: egress,
+    timeoutMs: config.REMOTE_BEE_TIMEOUT_MS,
+    maxResponseBytes: config.REMOTE_BEE_MAX_RESPONSE_BYTES,
+    // Sessions open once the app is ready (McpUpstreamWatch.start), long after the watch below is made.
+    onToolsChanged: (serverUrl) => { watch.changed(serverUrl) }
+  })
   // Its failures while the database is away count toward the ledger's outage, logged there once.
   const log = fastify.storeHealth.logger(fastify.log)
   const sync = new CatalogSync({
@@ -61,12 +71,15 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('publishing', publishing)
   fastify.decorate('imports', new OpenApiImport({ publishing, store: ledger.catalog, registry, egress, proxy }))
+  const watch = new McpUpstreamWatch({ store: ledger.catalog, sessions: proxy.mcp, publishing, log })
+  fastify.decorate('mcpImports', { tools: new McpImport({ publishing, store: ledger.catalog, registry, egress, sessions: proxy.mcp }), watch })
 
   fastify.addHook('onReady', async () => {
     // The built-in Bees live in code, so each start indexes their text.
     await ledger.catalog.indexBuiltins(registry.builtins().map((bee) => bee.record))
     await sync.listen()
     await sync.refresh()
+    watch.start(config.MCP_REREAD_SECONDS)
   })
   // The listener opens its connection again by itself when it loses it (CatalogSync.listen).
   const poll = setInterval(() => {
@@ -75,6 +88,7 @@ export default fp(async (fastify) => {
   poll.unref()
   fastify.addHook('onClose', async () => {
     clearInterval(poll)
+    watch.close()
     await sync.close()
     await proxy.close()
   })

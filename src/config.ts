@@ -150,6 +150,12 @@ const ServiceSettings = Type.Object({
     default: 90,
     description: 'Days a published Bee\'s older major version is served after a new major replaced it, as its announced Sunset.'
   }),
+  MCP_REREAD_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 86_400,
+    default: 300,
+    description: 'How often the MCP servers Bees were imported from are re-read (besides when one says its tools changed); 0: never.'
+  }),
   PUBLISHER_MAX_OPENAPI_BYTES: Type.Integer({
     minimum: 4096,
     default: 131_072,

@@ -148,6 +148,14 @@ export class EgressPolicy {
   }
 }
 
+/** Whether an error, or one of its causes, is the guard's refusal (a fetch wraps the connector's error in its own). */
+export function refusedByGuard (error: unknown): boolean {
+  for (let cause = error; cause instanceof Object; cause = (cause as { cause?: unknown }).cause) {
+    if ((cause as { code?: unknown }).code === 'EGRESS_FORBIDDEN') return true
+  }
+  return false
+}
+
 /**
  * An undici connector that connects only where the policy allows: the DNS answer is checked by the
  * policy's lookup, and the address actually connected to once more. An IP literal skips the lookup, so

@@ -2,18 +2,15 @@ import type SwaggerParser from '@apidevtools/swagger-parser'
 import type { OpenAPIV3 } from 'openapi-types'
 import type { Static } from 'typebox'
 import { failure } from '../errors.js'
-import type { CatalogRepository } from '../ledger/catalog/catalog-repository.js'
-import { fromMicros } from '../money.js'
 import type { Caller } from '../principal.js'
-import type { Registry } from '../registry.js'
-import { BEE_ID_SHAPE, type ManagedBee } from '../schemas.js'
+import type { ManagedBee } from '../schemas.js'
 import type { EgressPolicy } from './egress.js'
-import { isObject, SchemaRefused, type Json, type JsonObject } from './json-schema.js'
+import { beeIdOf, checkOf, type IdOptions, idProblem, type ImportCheck, pricingOf, publishAll, refuseFailed, requirePublisher, schemaCheck, withId } from './import-checks.js'
+import { isObject, type Json, type JsonObject } from './json-schema.js'
 import { openApiSchemaProblem } from './openapi-document-validation.js'
 import { type RemoteBeeProxy, SendFailure } from './proxy.js'
 import { WHOLE_BODY, WRAPPED_ANSWER, type ParameterPlace, type RequestMapping } from './request-mapping.js'
 import { toInputSchema, toOutputSchema } from './schema-conversion.js'
-import type { PublishingService } from './service.js'
 
 /** 3.1's document types differ from 3.0's only where this module does not look (webhooks, schemas read as JSON). */
 type Document = OpenAPIV3.Document
@@ -25,14 +22,6 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** Where the document comes from: inline, or a URL fetched through the egress guard. */
 export type ImportSource = { document: object } | { url: string }
-
-/** How one check of an operation went. */
-export interface ImportCheck {
-  name: 'id' | 'server' | 'parameters' | 'credential' | 'inputSchema' | 'outputSchema'
-  passed: boolean
-  /** Why it failed; absent when it passed. */
-  message?: string
-}
 
 /** A Bee an operation would become. */
 export interface ImportCandidate {
@@ -76,23 +65,15 @@ export interface ImportApplication extends ImportRequest {
   category?: string | undefined
 }
 
-export interface ImportOptions {
-  publishing: PublishingService
-  store: Pick<CatalogRepository, 'catalogBee'>
-  registry: Pick<Registry, 'builtin'>
+export interface ImportOptions extends IdOptions {
   egress: Pick<EgressPolicy, 'check'>
   proxy: Pick<RemoteBeeProxy, 'fetchDocument'>
 }
 
-const MAX_ID = 64
 const FETCHED_NAME = 'fetched-openapi-document.yaml'
 
-/** An id from an operationId or method and path: lowercase words joined by hyphens, as Bee ids are. */
-function idOf (prefix: string, operation: Operation, method: string, path: string): string {
-  const words = (operation.operationId ?? `${method} ${path}`)
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== '')
-  return [prefix, ...words].filter((word) => word !== '').join('-').slice(0, MAX_ID).replace(/-+$/, '')
-}
+/** An id from an operationId or method and path. */
+const idOf = (prefix: string, operation: Operation, method: string, path: string): string => beeIdOf(prefix, operation.operationId ?? `${method} ${path}`)
 
 /** OpenAPI's schema annotations JSON Schema validators do not know; they change no validation. */
 const ANNOTATIONS = new Set(['xml', 'externalDocs', 'discriminator'])
@@ -259,28 +240,10 @@ function shape (pathItem: OpenAPIV3.PathItemObject, operation: Operation): Shape
   return { inputSchema, outputSchema, parameters, body, output, problems }
 }
 
-/** A check's result from a conversion that refuses with SchemaRefused. */
-function schemaCheck (name: 'inputSchema' | 'outputSchema', convert: () => JsonObject): { check: ImportCheck, schema: JsonObject | null } {
-  try {
-    return { check: { name, passed: true }, schema: convert() }
-  } catch (error) {
-    if (!(error instanceof SchemaRefused)) throw error
-    // The parser inlines every $ref but a circular one, which is left pointing into the document, not the schema.
-    const circular = /\$ref "(#\/[^"]+)" points at nothing/.exec(error.message)?.[1]
-    const message = circular === undefined
-      ? error.message
-      : `${name} refers to ${circular} inside itself: a Bee's schema is written out whole, so it cannot be recursive`
-    return { check: { name, passed: false, message }, schema: null }
-  }
-}
-
 function getOrSet<K, V> (map: Map<K, V>, key: K, make: () => V): V {
   if (!map.has(key)) map.set(key, make())
   return map.get(key) as V
 }
-
-const checkOf = (name: ImportCheck['name'], problem: string | null): ImportCheck =>
-  problem === null ? { name, passed: true } : { name, passed: false, message: problem }
 
 /**
  * Turns an OpenAPI 3.0 or 3.1 document's operations into published Bees whose calls speak the upstream's own
@@ -315,9 +278,7 @@ export class OpenApiImport {
 
   /** Publishes the chosen operations as Bees of the caller's (a publisher), each at its price; the credential sealed with each. */
   async apply (caller: Caller, request: ImportApplication): Promise<Array<Static<typeof ManagedBee>>> {
-    if (caller.principal.kind !== 'publisher') {
-      throw failure('PUBLISHER_REQUIRED', 'Bees are published with a publisher key: issue one with POST /api/publishers.')
-    }
+    requirePublisher(caller)
     const candidates = await this.preview(caller, request)
     const chosen = request.operations.map((choice) => {
       const found = candidates.find((candidate) => choice.operationId !== undefined
@@ -325,41 +286,27 @@ export class OpenApiImport {
         : candidate.method === choice.method?.toUpperCase() && candidate.path === choice.path)
       const named = choice.operationId ?? `${choice.method ?? '?'} ${choice.path ?? '?'}`
       if (found === undefined) throw failure('IMPORT_OPERATION_UNKNOWN', `The document has no operation ${named}.`)
-      const candidate = choice.id === undefined ? found : this.#withId(found, choice.id)
+      const candidate = choice.id === undefined ? found : withId(found, choice.id)
       const place = candidate.mapping.credential
       const failed = candidate.checks.filter((check) => !check.passed)
       if (place !== null && request.credential === undefined) {
         const where = place.in === 'bearer' ? 'a bearer token' : `an API key in the ${place.in} ${place.name}`
         failed.push({ name: 'credential', passed: false, message: `the operation needs ${where}: send it as credential` })
       }
-      if (failed.length > 0) {
-        throw failure('IMPORT_OPERATION_REFUSED', `${named} cannot be imported: ${failed.map((check) => `${check.name}: ${check.message ?? ''}`).join('; ')}.`)
-      }
+      refuseFailed(named, failed)
       return { candidate, priceMicros: choice.priceMicros }
     })
-    const published: Array<Static<typeof ManagedBee>> = []
-    // One at a time, through the publishing use case: each Bee is checked and counted against the quota as any other.
-    for (const { candidate, priceMicros } of chosen) {
-      const { signingSecret: _unused, ...bee } = await this.#options.publishing.publish(caller, {
-        id: candidate.id,
-        name: candidate.name,
-        description: candidate.description,
-        category: request.category ?? 'api',
-        endpoint: `${candidate.mapping.serverUrl}${candidate.mapping.path}`,
-        inputSchema: candidate.inputSchema,
-        outputSchema: candidate.outputSchema,
-        pricing: priceMicros === 0 ? { type: 'free' } : { type: 'pay-per-use', costPerCall: fromMicros(priceMicros) },
-        upstream: { mapping: candidate.mapping, credential: candidate.mapping.credential === null ? null : request.credential ?? null }
-      })
-      published.push(bee)
-    }
-    caller.log.info({ beeIds: published.map((bee) => bee.id) }, 'OpenAPI operations imported')
-    return published
-  }
-
-  #withId (candidate: ImportCandidate, id: string): ImportCandidate {
-    const checks = candidate.checks.map((check) => check.name === 'id' ? checkOf('id', BEE_ID_SHAPE.test(id) ? null : `"${id}" is not a Bee id`) : check)
-    return { ...candidate, id, checks }
+    return await publishAll(this.#options.publishing, caller, chosen.map(({ candidate, priceMicros }) => ({
+      id: candidate.id,
+      name: candidate.name,
+      description: candidate.description,
+      category: request.category ?? 'api',
+      endpoint: `${candidate.mapping.serverUrl}${candidate.mapping.path}`,
+      inputSchema: candidate.inputSchema,
+      outputSchema: candidate.outputSchema,
+      pricing: pricingOf(priceMicros),
+      upstream: { mapping: candidate.mapping, credential: candidate.mapping.credential === null ? null : request.credential ?? null }
+    })))
   }
 
   async #candidate (document: Document, base: string | undefined, request: ImportRequest, path: string, pathItem: OpenAPIV3.PathItemObject,
@@ -380,7 +327,7 @@ export class OpenApiImport {
       credential: credential.place
     }
     const checks: ImportCheck[] = [
-      checkOf('id', await this.#idProblem(id)),
+      checkOf('id', await idProblem(this.#options, id, 'the operation')),
       checkOf('server', serverUrl === null ? 'the server URL is not an absolute URL: give serverUrl' : await serverProblem(serverUrl)),
       checkOf('parameters', shaped.problems.length === 0 ? null : shaped.problems.join('; ')),
       checkOf('credential', credential.problem),
@@ -402,12 +349,6 @@ export class OpenApiImport {
       checks,
       importable: checks.every((check) => check.passed)
     }
-  }
-
-  async #idProblem (id: string): Promise<string | null> {
-    if (!BEE_ID_SHAPE.test(id)) return `"${id}" is not a Bee id: give one with the operation`
-    if (this.#options.registry.builtin(id) !== undefined) return `"${id}" is a built-in Bee's id`
-    return await this.#options.store.catalogBee(id) === null ? null : `a Bee with the id "${id}" exists already`
   }
 
   /** The document, validated and dereferenced, with the URL its relative server URLs resolve against. */

@@ -1,22 +1,34 @@
 import { createHmac } from 'node:crypto'
+import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client'
 import { failure, failureAs } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
-import { guardedConnector, type EgressPolicy } from './egress.js'
+import { guardedConnector, refusedByGuard, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
 import { LazyAgent } from '../lazy-agent.js'
+import { McpSessions } from './mcp-sessions.js'
+import type { McpToolMapping } from './mcp-tool-mapping.js'
 import { upstreamRequest, WRAPPED_ANSWER, type RequestMapping, type UpstreamRequest } from './request-mapping.js'
 
 export interface ProxyOptions {
   policy: EgressPolicy
   timeoutMs: number
   maxResponseBytes: number
+  /** Told when an imported MCP server says its tools changed. */
+  onToolsChanged?: (serverUrl: string) => void
 }
 
 /** An imported operation's Bee: its request mapping and its upstream credential (opened), if any. */
 export interface MappedTarget {
   beeId: string
   mapping: RequestMapping
+  credential: string | null
+}
+
+/** An imported MCP tool's Bee: the server and tool it calls, and the upstream credential (opened), if any. */
+export interface McpTarget {
+  beeId: string
+  mapping: McpToolMapping
   credential: string | null
 }
 
@@ -81,11 +93,20 @@ const upstream = (beeId: string, detail: string) =>
 export class RemoteBeeProxy {
   readonly #options: ProxyOptions
   readonly #agent: LazyAgent
+  /** The MCP servers' client sessions, over the same pool and egress checks. */
+  readonly mcp: McpSessions
 
   constructor (options: ProxyOptions) {
     this.#options = options
     this.#agent = new LazyAgent((undici) =>
       new undici.Agent({ keepAliveTimeout: 10_000, connections: 64, connect: guardedConnector(undici, options.policy, options.timeoutMs) }))
+    this.mcp = new McpSessions({ fetch: this.#fetch, timeoutMs: options.timeoutMs, onToolsChanged: options.onToolsChanged })
+  }
+
+  /** fetch over the pool: every connection checked against the egress policy. */
+  readonly #fetch: FetchLike = async (url, init) => {
+    const { undici, agent } = await this.#agent.get()
+    return await undici.fetch(url, { ...init, dispatcher: agent } as never) as unknown as Response
   }
 
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
@@ -120,6 +141,26 @@ export class RemoteBeeProxy {
     // An empty 2xx (204, say) is an empty result: nothing to parse.
     const value = answer.text === '' && !wrapped ? {} : parsed(target.beeId, answer.text)
     return outcome(target.beeId, answer, wrapped ? { [WRAPPED_ANSWER]: value } : value)
+  }
+
+  /**
+   * Executes an imported MCP tool's Bee: `tools/call` on the server's pooled session. The result is the tool's
+   * structuredContent when it declares an outputSchema, else its content blocks and their text (CONTENT_RESULT).
+   */
+  async callTool (target: McpTarget, input: Record<string, unknown>, context: BeeContext): Promise<BeeOutcome<unknown>> {
+    const { beeId, mapping } = target
+    const timeoutMs = context.timeoutMs ?? this.#options.timeoutMs
+    const credential = target.credential === null ? null : { place: mapping.credential, value: target.credential }
+    let answer: CallToolResult
+    try {
+      answer = await inUpstreamSpan(beeId, `${mapping.serverUrl}#${mapping.tool}`, async () =>
+        await this.mcp.callTool({ serverUrl: mapping.serverUrl, credential }, mapping.tool, input, { timeoutMs, signal: context.signal }))
+    } catch (error) {
+      throw toolFailure(beeId, error, timeoutMs, context)
+    }
+    if (answer.isError === true) throw upstream(beeId, `the tool answered with an error (${contentText(answer).slice(0, 200)})`)
+    const result = mapping.output === 'structured' ? answer.structuredContent : { text: contentText(answer), content: answer.content }
+    return { result: checkedResult(beeId, result ?? null), confidence: 1, freshness: 0 }
   }
 
   /** A document to import, fetched over the same pool, egress checks, time limit and size cap as a Bee's answer. */
@@ -184,6 +225,7 @@ export class RemoteBeeProxy {
   }
 
   async close (): Promise<void> {
+    await this.mcp.close()
     await this.#agent.close()
   }
 
@@ -213,6 +255,12 @@ function parsed (beeId: string, text: string): unknown {
 
 /** A result as Honey carries it: a JSON object of bounded depth; confidence and freshness from the answer's headers. */
 function outcome (beeId: string, answer: Answer, result: unknown): BeeOutcome<unknown> {
+  const { headers } = answer
+  return { result: checkedResult(beeId, result), confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
+}
+
+/** The upstream's answer when it is a JSON object of bounded depth, as Honey's result must be; else BEE_OUTPUT_INVALID. */
+function checkedResult (beeId: string, result: unknown): object {
   // Honey's result is an object; a string or array would be served mangled into one.
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
@@ -221,7 +269,25 @@ function outcome (beeId: string, answer: Answer, result: unknown): BeeOutcome<un
   if (nestedDeeperThan(result, MAX_JSON_DEPTH)) {
     throw failureAs('BEE_OUTPUT_INVALID', 502, `${beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
   }
-  return { result, confidence: headerNumber(answer.headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(answer.headers.age, 0, Infinity) }
+  return result
+}
+
+/** The text of a tool's text blocks, joined by newlines. */
+const contentText = (answer: CallToolResult): string =>
+  answer.content.flatMap((block) => block.type === 'text' ? [block.text] : []).join('\n')
+
+/** A failed tools/call in the catalog's words. */
+function toolFailure (beeId: string, error: unknown, timeoutMs: number, context: BeeContext): Error {
+  // The SDK's own error codes (SdkErrorCode.RequestTimeout); its module is loaded with the first session, not here.
+  if ((error as { code?: unknown }).code === 'REQUEST_TIMEOUT') {
+    return failure('BEE_TIMEOUT', `${beeId}'s MCP server did not answer within ${timeoutMs} ms. You were not charged.`)
+  }
+  if (context.signal?.aborted === true) return upstream(beeId, 'the call was cancelled')
+  if (refusedByGuard(error)) return failure('BEE_ENDPOINT_FORBIDDEN', `${beeId}'s MCP server now resolves to a forbidden address; the call was not sent. You were not charged.`)
+  // A JSON-RPC error from the server (its number code) says why; anything else is the connection's.
+  if (typeof (error as { code?: unknown }).code === 'number') return upstream(beeId, `its MCP server refused the call (${(error as Error).message.slice(0, 200)})`)
+  context.log.warn({ err: error, beeId }, 'MCP server unreachable')
+  return upstream(beeId, 'it could not be reached')
 }
 
 /** A header holding a number in [0, max], or the fallback when absent or out of range. */

@@ -7,6 +7,7 @@ import type { RegisteredBee } from '../registry.js'
 import type { BeeRecord } from '../schemas.js'
 import type { StatusState } from './lifecycle.js'
 import { checkPatterns } from './pattern-safety.js'
+import { isMcpTool } from './mcp-tool-mapping.js'
 import { PROXY_ERRORS, type RemoteBeeProxy } from './proxy.js'
 import { checkFormats, knownLoadable } from './schema-checks.js'
 import { checkZodConvertible } from './zod-compat.js'
@@ -76,9 +77,12 @@ export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy, earlier?: 
   const runAt = (endpoint: string, version: string): BeeDefinition['execute'] => (input, context) => {
     secrets ??= bee.secrets()
     // An imported operation's Bee keeps one mapping: a PATCH may not change its endpoint or schemas (IMPORTED_BEE_FIELD).
-    if (bee.upstreamMapping != null) {
-      const target = { beeId: bee.id, mapping: bee.upstreamMapping, credential: secrets.upstreamCredential }
-      return proxy.callMapped(target, input as Record<string, unknown>, context)
+    const mapping = bee.upstreamMapping
+    if (mapping != null) {
+      const credential = secrets.upstreamCredential
+      return isMcpTool(mapping)
+        ? proxy.callTool({ beeId: bee.id, mapping, credential }, input as Record<string, unknown>, context)
+        : proxy.callMapped({ beeId: bee.id, mapping, credential }, input as Record<string, unknown>, context)
     }
     return proxy.call({
       beeId: bee.id,

@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util'
+import semverLib from 'semver'
 import type { Static } from 'typebox'
 import { beeNotFound, failure } from '../errors.js'
 import type { CatalogRepository, ChangedBee, StoredBee } from '../ledger/catalog/catalog-repository.js'
@@ -11,9 +13,10 @@ import { checkDocumentShare, type ExecutionChoice, executionOf, keptSchema, pric
 import type { OwnChange } from './catalog-sync.js'
 import type { EgressPolicy } from './egress.js'
 import { nextStatus } from './lifecycle.js'
-import type { RequestMapping } from './request-mapping.js'
+import type { UpstreamMapping } from './mcp-tool-mapping.js'
 import { managed, managedPublished } from './managed-bee.js'
 import { toInputSchema, toOutputSchema } from './schema-conversion.js'
+import { breakingChanges } from './schema-diff.js'
 import { checkedVersion, nextVersion } from './versions.js'
 
 /** The fields a publisher gives a Bee, as published. */
@@ -38,9 +41,22 @@ export interface Publication extends Omit<BeeFields, 'colony' | 'config'> {
   colony?: string | undefined
   config?: BeeFields['config'] | undefined
   rateLimit?: { callsPerMinute: number } | undefined
-  /** An imported OpenAPI operation's: how its calls become the upstream's requests, and the upstream's credential. */
-  upstream?: { mapping: RequestMapping, credential: string | null } | undefined
+  /** An imported OpenAPI operation's or MCP tool's: how its calls reach the upstream, and the upstream's credential. */
+  upstream?: { mapping: UpstreamMapping, credential: string | null } | undefined
 }
+
+/** An imported MCP tool's Bee as the tool now is upstream (see followUpstream). */
+export interface UpstreamChange {
+  /** The tool is gone: the Bee becomes inactive. */
+  gone: boolean
+  description?: string | undefined
+  inputSchema?: object | undefined
+  outputSchema?: object | undefined
+  mapping?: UpstreamMapping | undefined
+}
+
+/** The statusMessage of a Bee whose tool is gone upstream: it comes back active when the tool does. */
+export const TOOL_GONE = 'Its tool is no longer listed by its MCP server.'
 
 /** The fields to change (absent: kept); status changes follow the lifecycle. */
 export interface BeeChange extends Partial<BeeFields> {
@@ -156,7 +172,7 @@ export class PublishingService {
     if (stored.upstreamMapping != null && mapped !== undefined) {
       // Its request mapping was made from those, so changing one alone would send calls the upstream does not expect.
       throw failure('IMPORTED_BEE_FIELD',
-        `${id} was imported from an OpenAPI operation: its ${mapped} follows the operation. Remove it and import the operation again.`)
+        `${id} was imported from an OpenAPI operation or MCP tool: its ${mapped} follows it. Remove it and import it again.`)
     }
     if (change.endpoint !== undefined) await this.#checkEndpoint(change.endpoint)
     const { secrets: _sealed, ...kept } = stored
@@ -184,12 +200,57 @@ export class PublishingService {
       updatedAt: now
     }
     checkDocumentShare(updated, maxDocumentBytes)
-    const version = await store.updateBee(updated, stored.semver)
-    // Removed since it was read: there is nothing to show changed.
-    if (version === null) throw beeNotFound(id)
-    await this.#options.refresh({ version, ids: [id] })
+    await this.#write(updated, stored.semver)
     log.info({ beeId: id, status: updated.status, version: updated.semver }, 'Bee changed')
     return managedPublished(updated)
+  }
+
+  /**
+   * An imported MCP tool's Bee follows its tool, as a re-read of the server finds it: gone, the Bee becomes inactive
+   * (and active again when the tool is back); changed, the Bee gets a new version, a new major when the change breaks
+   * its callers. No caller asks for this, so no ownership is checked. False when nothing changed.
+   */
+  async followUpstream (log: Caller['log'], id: string, change: UpstreamChange): Promise<boolean> {
+    const stored = await this.#options.store.catalogBee(id)
+    if (stored === null) return false
+    const { secrets: _sealed, ...kept } = stored
+    const wasGone = stored.status === 'inactive' && stored.statusMessage === TOOL_GONE
+    const status = change.gone
+      ? (stored.status === 'active' ? { status: 'inactive' as const, statusMessage: TOOL_GONE, sunsetAt: null } : null)
+      : (wasGone ? { status: 'active' as const, statusMessage: null, sunsetAt: null } : null)
+    const versioned = {
+      endpoint: stored.endpoint,
+      inputSchema: change.inputSchema === undefined ? stored.inputSchema : schemaOf(() => toInputSchema(change.inputSchema)),
+      outputSchema: change.outputSchema === undefined ? stored.outputSchema : schemaOf(() => toOutputSchema(change.outputSchema))
+    }
+    // A breaking change is the upstream's, already made: it is published as the next major rather than refused.
+    const breaks = breakingChanges(stored, versioned).length > 0
+    const semver = nextVersion(stored, versioned, breaks ? `${semverLib.major(stored.semver) + 1}.0.0` : undefined)
+    const description = change.description ?? stored.description
+    const mapping = change.mapping ?? stored.upstreamMapping
+    if (status === null && semver === stored.semver && description === stored.description && isDeepStrictEqual(mapping, stored.upstreamMapping)) return false
+    const updated: ChangedBee = {
+      ...kept,
+      ...(status ?? {}),
+      ...versioned,
+      description,
+      upstreamMapping: mapping,
+      semver,
+      version: stored.version + 1,
+      updatedAt: new Date().toISOString()
+    }
+    checkDocumentShare(updated, this.#options.maxDocumentBytes)
+    await this.#write(updated, stored.semver)
+    log.info({ beeId: id, status: updated.status, version: semver }, 'imported Bee follows its upstream')
+    return true
+  }
+
+  /** Stores a change (keeping the version it replaces), and brings the registry in line. */
+  async #write (updated: ChangedBee, replaces: string): Promise<void> {
+    const version = await this.#options.store.updateBee(updated, replaces)
+    // Removed since it was read: there is nothing to show changed.
+    if (version === null) throw beeNotFound(updated.id)
+    await this.#options.refresh({ version, ids: [updated.id] })
   }
 
   /** Removes a published Bee; a built-in one stays (its status can be set instead). */

@@ -11,13 +11,22 @@ const Source = Type.Union([
   Type.Object({ document: AnyObject('An OpenAPI 3.0 or 3.1 document, inline (JSON).') }, { additionalProperties: false, description: 'A document sent inline.' }),
   Type.Object({
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of an OpenAPI 3.0 or 3.1 document (JSON or YAML), fetched through the egress guard.' })
-  }, { additionalProperties: false, description: 'A document Apiary fetches.' })
-], { description: 'The OpenAPI document to import: inline, or its URL. Swagger 2.0 is refused: convert it first.' })
+  }, { additionalProperties: false, description: 'A document Apiary fetches.' }),
+  Type.Object({
+    mcpServer: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a Streamable HTTP MCP server, read through the egress guard: its tools become Bees.' })
+  }, { additionalProperties: false, description: 'An MCP server.' })
+], { description: 'What to import: an OpenAPI document (inline or its URL; Swagger 2.0 is refused: convert it first), or an MCP server.' })
+
+const Credential = Type.String({ minLength: 1, maxLength: 4096, description: 'The upstream\'s API key or bearer token, sent where the document\'s security scheme (or credentialHeader) says; sealed, never shown again.' })
 
 const ImportFields = {
   source: Source,
   serverUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'The server to call, instead of the document\'s first (a relative one resolves against the source URL).' })),
-  idPrefix: Type.Optional(Type.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 30, description: 'Put before every id made from an operation, e.g. `petstore`.' }))
+  idPrefix: Type.Optional(Type.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 30, description: 'Put before every id made from an operation or tool, e.g. `petstore`.' })),
+  credential: Type.Optional(Credential),
+  credentialHeader: Type.Optional(Type.String({
+    pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$', maxLength: 100, description: 'MCP server: the header its API key goes in (absent: the credential is a bearer token).'
+  }))
 }
 
 const PreviewBody = Type.Object(ImportFields, {
@@ -28,13 +37,13 @@ const PreviewBody = Type.Object(ImportFields, {
 const ApplyBody = Type.Object({
   ...ImportFields,
   operations: Type.Array(Type.Object({
+    tool: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'MCP server: the tool\'s name.' })),
     operationId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The operation\'s operationId.' })),
     method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Without an operationId: the operation\'s method, e.g. GET.' })),
     path: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Without an operationId: the operation\'s path template, e.g. /pets/{petId}.' })),
     id: Type.Optional(BeeId),
     priceMicros: Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Price of one call in micro-units of PRICE_CURRENCY (1,000,000 = 1); 0: free.' })
-  }, { additionalProperties: false, description: 'An operation to import, by operationId or by method and path, with its price.' }), { minItems: 1, maxItems: 100, description: 'The operations to import.' }),
-  credential: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'The upstream\'s API key or bearer token, sent where the document\'s security scheme says; sealed, never shown again.' })),
+  }, { additionalProperties: false, description: 'An operation to import, by operationId or method and path (a tool by name), with its price.' }), { minItems: 1, maxItems: 100, description: 'The operations or tools to import.' }),
   category: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'The Bees\' category (default api).' }))
 }, {
   description: 'Operations to publish as Bees.',
@@ -55,27 +64,28 @@ const Candidate = Type.Object({
   name: Type.String({ description: 'The Bee\'s name (the operation\'s summary).' }),
   description: Type.String({ description: 'The Bee\'s description.' }),
   operationId: Type.Union([Type.String(), Type.Null()], { description: 'The operation\'s operationId, if it has one.' }),
-  method: Type.String({ description: 'The operation\'s method.' }),
-  path: Type.String({ description: 'The operation\'s path template.' }),
-  inputSchema: AnyObject('The path, query, header and body parameters merged, as the Bee\'s input.'),
-  outputSchema: AnyObject('The 2xx JSON response, as the Bee\'s result.'),
+  method: Type.Optional(Type.String({ description: 'The operation\'s method.' })),
+  path: Type.Optional(Type.String({ description: 'The operation\'s path template.' })),
+  tool: Type.Optional(Type.String({ description: 'The MCP tool\'s name.' })),
+  inputSchema: AnyObject('The path, query, header and body parameters merged (a tool\'s inputSchema), as the Bee\'s input.'),
+  outputSchema: AnyObject('The 2xx JSON response (a tool\'s outputSchema, or its content), as the Bee\'s result.'),
   mapping: Mapping,
   checks: Type.Array(Check, { description: 'What it passes or fails; only an operation passing all can be imported.' }),
   importable: Type.Boolean({ description: 'Whether every check passed.' })
-}, { description: 'A Bee an operation would become.' })
+}, { description: 'A Bee an operation or tool would become.' })
 
 const IMPORT_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'IMPORT_SOURCE_FORBIDDEN', 'IMPORT_SOURCE_UNREADABLE', 'IMPORT_DOCUMENT_INVALID', 'IMPORT_SWAGGER_UNSUPPORTED']
 
 /** Publishers (and the operator, to preview) turn an OpenAPI document's operations into Bees. */
 const importRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { imports } = fastify
+  const { imports, mcpImports } = fastify
 
   fastify.post('/imports/preview', {
     schema: {
       tags: ['publishing'],
       operationId: 'preview-import',
-      summary: 'Preview an OpenAPI import',
-      description: 'The Bees an OpenAPI 3.0 or 3.1 document\'s operations would become, with the checks each passes. Nothing is published.',
+      summary: 'Preview an OpenAPI or MCP import',
+      description: 'The Bees an OpenAPI 3.0 or 3.1 document\'s operations (or an MCP server\'s tools) would become, with the checks each passes. Nothing is published.',
       security: [{ publisherKey: [] }, { adminToken: [] }],
       body: PreviewBody,
       response: {
@@ -85,14 +95,19 @@ const importRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     onRequest: fastify.requirePrincipal
-  }, async (request) => ({ operations: await imports.preview(callerOf(request), request.body) }))
+  }, async (request) => {
+    const { source, ...fields } = request.body
+    if (!('mcpServer' in source)) return { operations: await imports.preview(callerOf(request), { ...fields, source }) }
+    const tools = await mcpImports.tools.preview(callerOf(request), { ...fields, serverUrl: source.mcpServer })
+    return { operations: tools.map((tool) => ({ operationId: null, ...tool })) }
+  })
 
   fastify.post('/imports', {
     schema: {
       tags: ['publishing'],
       operationId: 'apply-import',
-      summary: 'Import OpenAPI operations as Bees',
-      description: 'Publishes the chosen operations as your Bees, each at its price; their calls are the upstream\'s own requests.',
+      summary: 'Import OpenAPI operations or MCP tools as Bees',
+      description: 'Publishes the chosen operations or tools as your Bees, each at its price; their calls are the upstream\'s own requests (a tool\'s tools/call).',
       security: [{ publisherKey: [] }],
       body: ApplyBody,
       response: {
@@ -107,7 +122,13 @@ const importRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     onRequest: fastify.requirePrincipal
-  }, async (request, reply) => reply.code(201).send({ bees: await imports.apply(callerOf(request), request.body) }))
+  }, async (request, reply) => {
+    const { source, operations, ...fields } = request.body
+    const bees = 'mcpServer' in source
+      ? await mcpImports.tools.apply(callerOf(request), { ...fields, serverUrl: source.mcpServer, tools: operations })
+      : await imports.apply(callerOf(request), { ...fields, source, operations })
+    return await reply.code(201).send({ bees })
+  })
 }
 
 export default importRoutes

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../publishing/json-schema.js'
-import type { RequestMapping } from '../../publishing/request-mapping.js'
+import type { UpstreamMapping } from '../../publishing/mcp-tool-mapping.js'
 import type { BeeStatus, ExecutionMode, SubscriptionPlan } from '../../schemas.js'
 
 export interface Publisher {
@@ -44,8 +44,8 @@ export interface StoredBee {
   /** After a rotation, the replaced secret, which still signs calls until previousSecretExpiresAt. */
   previousSigningSecret?: string | null
   previousSecretExpiresAt?: string | null
-  /** An imported OpenAPI operation's mapping to its upstream's own requests; absent or null for Apiary's own contract. */
-  upstreamMapping?: RequestMapping | null
+  /** An imported OpenAPI operation's or MCP tool's mapping to its upstream's own calls; absent or null for Apiary's own contract. */
+  upstreamMapping?: UpstreamMapping | null
   /** The imported upstream's credential (an API key or bearer token), sealed at rest; written only when the Bee is published. */
   upstreamCredential?: string | null
   /** The row's revision, moved by every change (not the Bee's semantic version: that is `semver`). */
@@ -152,6 +152,8 @@ export interface CatalogRepository {
   builtinStates (): Promise<BuiltinState[]>
   /** One published Bee as the registry loads it (its secrets sealed until its first call), or null. */
   catalogBee (id: string): Promise<CatalogBee | null>
+  /** Every published Bee imported from an MCP server's tool, whatever its status: what a re-read of the servers compares. */
+  mcpToolBees (): Promise<CatalogBee[]>
   /** The active published Bees matching `filter`, in id order, at most `limit`; a row that cannot be read is one, as such. */
   activeBees (filter: CatalogFilter, limit: number): Promise<Array<CatalogBee | UnreadableBee>>
   /** activeBees' ids alone: what a ranking needs before it knows which records its page takes. */

@@ -1,7 +1,7 @@
 import { type Expression, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely'
 import semver from 'semver'
 import type { JsonObject } from '../../publishing/json-schema.js'
-import type { RequestMapping } from '../../publishing/request-mapping.js'
+import { MCP_MAPPING_START, type UpstreamMapping } from '../../publishing/mcp-tool-mapping.js'
 import { isBeeId, type SubscriptionPlan } from '../../schemas.js'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
@@ -87,7 +87,7 @@ function catalogBeeOf (row: SealedRow, box: SecretBox): CatalogBee {
       maxRunSeconds: row.max_run_seconds === null ? null : Number(row.max_run_seconds),
       eventSchema: row.event_schema === null ? null : JSON.parse(row.event_schema) as JsonObject
     },
-    upstreamMapping: row.upstream_mapping === null ? null : JSON.parse(row.upstream_mapping) as RequestMapping,
+    upstreamMapping: row.upstream_mapping === null ? null : JSON.parse(row.upstream_mapping) as UpstreamMapping,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     version: Number(row.version),
     semver: row.semver,
@@ -235,6 +235,13 @@ export function sqlCatalogRepository (db: Kysely<Tables>, dialect: CatalogDialec
       if (!isBeeId(id)) return null
       const row = await db.selectFrom('published_bees').selectAll().where('id', '=', id).executeTakeFirst()
       return row === undefined ? null : catalogBeeOf(row, box)
+    },
+
+    async mcpToolBees () {
+      // Few rows have a mapping; of those, an MCP tool's starts with its kind (see McpToolMapping).
+      const rows = await db.selectFrom('published_bees').selectAll().where('upstream_mapping', 'is not', null)
+        .where('upstream_mapping', 'like', `${MCP_MAPPING_START}%`).execute()
+      return rows.map((row) => catalogBeeOf(row, box))
     },
 
     async activeBees (filter, limit) {
