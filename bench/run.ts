@@ -15,9 +15,10 @@ import { isPostgresUrl, privateSchema } from './postgres.js'
 import { renderResults, type Results } from './report.js'
 import { checkSameAnswer } from './same-answer.js'
 import {
-  BEES_PATH, DETAIL_PATH, paidCall, postgresScenario, type Scenario, scenarios, SENTIMENT_BODY, SENTIMENT_PATH, SUMMARIZE_BODY, SUMMARIZE_PATH, WALLET_HEADER
+  BEES_PATH, DETAIL_PATH, paidCall, postgresScenario, PROXIED_BEE_ID, type Scenario, scenarios, SENTIMENT_BODY, SENTIMENT_PATH, SUMMARIZE_BODY, SUMMARIZE_PATH,
+  WALLET_HEADER
 } from './scenarios.js'
-import { capture, fundedWallet, healthSettled, mintedToken, startService } from './service.js'
+import { capture, fundedWallet, healthSettled, mintedToken, publishEcho, startService } from './service.js'
 
 /** The service's default DATABASE_POOL_SIZE, which the bare pg baseline gets too. */
 const POOL_SIZE = 10
@@ -63,6 +64,19 @@ const nodeFlagsOf = (options: BenchOptions) => options.cpuProfDir === null ? [] 
 
 const selected = (options: BenchOptions, title: string) =>
   options.only === null || options.only.some((word) => title.includes(word))
+
+/**
+ * The proxied-call row's servers: the echo upstream, bare Fastify proxying to it, and an instance of its own (so the
+ * other rows' catalog stays the built-ins) with a free Bee published there, its upstream on 127.0.0.1, which only the
+ * allow-list lets a Bee reach.
+ */
+async function proxiedCall (dir: string, nodeFlags: string[]): Promise<{ proxiedBee: string, bareProxy: string }> {
+  const upstream = await startServer({ name: 'upstream-echo', args: [server('upstream-echo.mjs')], env: {}, logFile: join(dir, 'upstream-echo.log') })
+  const bareProxy = await startServer({ name: 'bare-proxy', args: [server('bare-fastify-proxy.mjs')], env: { UPSTREAM_URL: upstream.url }, logFile: join(dir, 'bare-proxy.log') })
+  const apiary = await startService({ name: 'apiary-proxied', databaseUrl: join(dir, 'proxied.db'), dir, nodeFlags, env: { EGRESS_ALLOWLIST: '127.0.0.1' } })
+  await publishEcho(apiary.url, PROXIED_BEE_ID, upstream.url)
+  return { proxiedBee: `${apiary.url}/api/bees/${PROXIED_BEE_ID}/execute`, bareProxy: `${bareProxy.url}/proxy` }
+}
 
 /** The PostgreSQL rows: the paid call against the database's own limit, then how throughput grows with the pool and with instances. */
 async function onPostgres (postgresUrl: string, options: BenchOptions, dir: string, nodeFlags: string[], results: Results): Promise<void> {
@@ -153,6 +167,7 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
   const rawHttp = await startServer({ name: 'raw-http', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'raw-http.log') })
   const bareFastify = await startServer({ name: 'bare-fastify', args: [server('bare-fastify-replay.mjs')], env: { RESPONSES_FILE: responsesFile }, logFile: join(dir, 'bare-fastify.log') })
   const rawBee = await startServer({ name: 'raw-bee', args: [server('raw-http.mjs')], env: { RESPONSES_FILE: responsesFile, RUN_BEES: '1' }, logFile: join(dir, 'raw-bee.log') })
+  const proxied = selected(options, 'proxied call') ? await proxiedCall(dir, nodeFlags) : { proxiedBee: '', bareProxy: '' }
 
   const endpoints = {
     service: service.url,
@@ -162,7 +177,8 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
     bareFastify: bareFastify.url,
     rawBee: rawBee.url,
     walletToken,
-    verificationToken: await mintedToken(service.url, walletToken)
+    verificationToken: await mintedToken(service.url, walletToken),
+    ...proxied
   }
   const all = scenarios(endpoints)
   for (const scenario of all) {

@@ -33,7 +33,15 @@ export interface Endpoints {
   walletToken: string
   /** A verification token minted from walletToken's wallet. */
   verificationToken: string
+  /** The execute URL of a free Bee published on `service` whose endpoint is the echo upstream (servers/upstream-echo.mjs). */
+  proxiedBee: string
+  /** Bare Fastify proxying a POST to the same upstream over an undici Agent (servers/bare-fastify-proxy.mjs). */
+  bareProxy: string
 }
+
+/** The published Bee of the proxied-call row: its id, and the body of its calls. */
+export const PROXIED_BEE_ID = 'bench-echo'
+export const PROXIED_BODY = JSON.stringify({ text: SENTENCE })
 
 const json = { 'content-type': 'application/json' }
 export const SUMMARIZE_BODY = JSON.stringify({ text: SENTENCE })
@@ -79,7 +87,8 @@ export function postgresScenario (title: string, serviceUrl: string, walletToken
   }
 }
 
-export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bareFastify, rawBee, walletToken, verificationToken }: Endpoints): Scenario[] {
+export function scenarios (endpoints: Endpoints): Scenario[] {
+  const { service, metered, meteredWalletToken, rawHttp, bareFastify, rawBee, walletToken, verificationToken, proxiedBee, bareProxy } = endpoints
   const raw = 'raw node:http, same bytes'
   const summarize: Target = { url: service + SUMMARIZE_PATH, method: 'POST', headers: json, body: SUMMARIZE_BODY }
   return [
@@ -169,6 +178,15 @@ export function scenarios ({ service, metered, meteredWalletToken, rawHttp, bare
       target: 0.8,
       service: { url: `${service}/mcp`, method: 'POST', headers: { ...json, accept: 'application/json, text/event-stream' }, body: mcpCall('text-summarizer', SUMMARIZE_BODY) },
       baseline: summarize,
+      agreement: 'both 2xx'
+    },
+    {
+      title: 'proxied call: a free published Bee, its upstream on 127.0.0.1',
+      baselineName: 'bare Fastify proxying the same request to the same upstream (undici Agent)',
+      target: 0.8,
+      service: { url: proxiedBee, method: 'POST', headers: json, body: PROXIED_BODY },
+      baseline: { url: bareProxy, method: 'POST', headers: json, body: PROXIED_BODY },
+      // Apiary answers with Honey around the upstream's answer, the baseline with the answer alone.
       agreement: 'both 2xx'
     },
     {

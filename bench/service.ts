@@ -125,3 +125,23 @@ export async function createPublisher (url: string, name: string): Promise<{ id:
   if (response.status !== 201) throw new Error(`creating a publisher answered ${response.status}: ${await response.text()}`)
   return await response.json() as { id: string, key: string }
 }
+
+/** Publishes a free Bee whose endpoint is `endpoint` (the echo upstream): its input a text, its answer the text and its length. */
+export async function publishEcho (url: string, id: string, endpoint: string): Promise<void> {
+  const publisher = await createPublisher(url, 'bench')
+  const response = await fetch(`${url}/api/bees`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${publisher.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id,
+      name: 'Echo',
+      description: 'Answers with the text it is given and its length.',
+      category: 'utility',
+      endpoint,
+      inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 1000 } }, required: ['text'], additionalProperties: false },
+      outputSchema: { type: 'object', properties: { text: { type: 'string' }, length: { type: 'integer' } }, required: ['text', 'length'] },
+      pricing: { type: 'free', costPerCall: 0 }
+    })
+  })
+  if (response.status !== 201) throw new Error(`publishing ${id} answered ${response.status}: ${await response.text()}`)
+}
