@@ -1,10 +1,12 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { TaskState, type Task } from '@a2a-js/sdk'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { backends, runSql } from '../../databases.js'
 import { PETSTORE_KEY, petstoreDocument, startFakePetstore } from '../../fake-petstore.js'
 import { adminHeaders, balanceOf, build, createWallet, execute, SECRETS_KEY } from '../../helper.js'
 import { createPublisher } from '../../publishing-helper.js'
+import { beeMessage, connect, listening, send } from '../a2a/clients.js'
 
 type Build = Parameters<typeof build>[0]
 
@@ -124,6 +126,25 @@ test('imported Bees are described in OpenAPI and call the upstream in its own la
   const answers = [applied.body, (await app.inject({ url: '/api/bees/pets-show-pet-by-id', headers: publisher.headers })).body]
   t.notOk(answers.some((body) => body.includes(PETSTORE_KEY)), 'no answer shows the credential')
   t.notOk(logLines.some((line) => line.includes(PETSTORE_KEY)), 'no log line holds the credential')
+})
+
+test('an imported operation\'s Bee is called over A2A too, paid once', async (t) => {
+  const petstore = await startFakePetstore()
+  t.teardown(petstore.close)
+  const { app, base } = await listening(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1' } })
+  const publisher = await createPublisher(app)
+  const applied = await post(app, '/api/imports', publisher.headers, {
+    source: { document: petstoreDocument(petstore.url) }, credential: PETSTORE_KEY, operations: [{ operationId: 'showPetById', priceMicros: 10_000 }]
+  })
+  t.equal(applied.statusCode, 201, applied.body)
+  const wallet = await createWallet(app, 1)
+  const client = await connect(base)
+  const task = await send(client, beeMessage('show-pet-by-id', { petId: '2' }), { 'X-Registry-Wallet-Token': wallet.token }) as Task
+  t.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED)
+  const content = task.artifacts[0]?.parts[0]?.content
+  t.match(content?.$case === 'data' ? content.value : null, { result: { id: 2, name: 'Tom' } })
+  t.equal(petstore.requests.at(-1)?.url, '/v1/pets/2')
+  t.equal(await balanceOf(app, wallet.id), 0.99)
 })
 
 test('an upstream failure voids the hold: nothing is charged', async (t) => {
