@@ -38,8 +38,8 @@ function credentialHeaders (upstream: McpUpstream): Record<string, string> {
 
 /**
  * One MCP client session per upstream (server and credential), opened with its first use and kept: every call of its
- * tools' Bees is a `tools/call` on it, and the server's list_changed notifications arrive on it. A session that fails
- * (the server restarted and forgot it, the connection broke) is dropped, and the call retried once on a new one.
+ * tools' Bees is a `tools/call` on it, and the server's list_changed notifications arrive on it. A session the server
+ * forgot (it restarted, say) is dropped, and the call retried once on a new one.
  */
 export class McpSessions {
   readonly #options: McpSessionsOptions
@@ -81,16 +81,19 @@ export class McpSessions {
     await Promise.all(sessions.map(async (session) => await session.then(async (client) => await client.close(), () => {})))
   }
 
-  /** Runs on the upstream's session; once more on a new session when it failed for a reason a new session may cure. */
+  /**
+   * Runs on the upstream's session; once more on a new session when that one is gone: the server forgot it (404, which
+   * the protocol says to answer with a new session) or it is closed. Never after another failure, which may have come
+   * after the tool ran: a call is not sent twice.
+   */
   async #retried<T> (upstream: McpUpstream, run: (client: Client) => Promise<T>): Promise<T> {
-    const { ProtocolError, SdkError, SdkErrorCode } = await sdk()
+    const { SdkError, SdkErrorCode, SdkHttpError } = await sdk()
     const session = this.#session(upstream)
     try {
       return await run(await session)
     } catch (error) {
-      // The server's own answer (an unknown tool, invalid arguments) or the caller's limit: a new session changes neither.
-      if (error instanceof ProtocolError) throw error
-      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) throw error
+      const gone = (error instanceof SdkHttpError && error.status === 404) || (error instanceof SdkError && error.code === SdkErrorCode.NotConnected)
+      if (!gone) throw error
       this.#drop(upstream, session)
       return await run(await this.#session(upstream))
     }

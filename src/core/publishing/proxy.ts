@@ -103,10 +103,18 @@ export class RemoteBeeProxy {
     this.mcp = new McpSessions({ fetch: this.#fetch, timeoutMs: options.timeoutMs, onToolsChanged: options.onToolsChanged })
   }
 
-  /** fetch over the pool: every connection checked against the egress policy. */
+  /**
+   * fetch over the pool: every connection checked against the egress policy. The answer to a POST (a message, or the
+   * stream that ends with its answer) is read whole, and refused past REMOTE_BEE_MAX_RESPONSE_BYTES, so the call fails
+   * at once instead of waiting out its time limit; the session's long-lived GET stream is passed on as it comes.
+   */
   readonly #fetch: FetchLike = async (url, init) => {
     const { undici, agent } = await this.#agent.get()
-    return await undici.fetch(url, { ...init, dispatcher: agent } as never) as unknown as Response
+    const response = await undici.fetch(url, { ...init, dispatcher: agent } as never)
+    if (init?.method !== 'POST' || response.body === null) return response as unknown as Response
+    const body = response.body
+    const text = await this.#readCapped(body, () => { body.cancel().catch(() => {}) })
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers })
   }
 
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
@@ -211,7 +219,7 @@ export class RemoteBeeProxy {
         // undici's own limits (300 s each) would cut a long run short.
         ...(run.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs })
       })
-      return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body) }
+      return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body, () => { response.body.destroy() }) }
     } catch (error) {
       if (error instanceof SendFailure) throw error
       if (timeout.signal.aborted) throw new SendFailure('timeout', error)
@@ -229,13 +237,14 @@ export class RemoteBeeProxy {
     await this.#agent.close()
   }
 
-  async #readCapped (body: AsyncIterable<Buffer> & { destroy (): void }): Promise<string> {
-    const chunks: Buffer[] = []
+  /** The body as text, read up to the cap; past it, `stop` ends the body and the read fails. */
+  async #readCapped (body: AsyncIterable<Uint8Array>, stop: () => void): Promise<string> {
+    const chunks: Uint8Array[] = []
     let size = 0
     for await (const chunk of body) {
-      size += chunk.length
+      size += chunk.byteLength
       if (size > this.#options.maxResponseBytes) {
-        body.destroy()
+        stop()
         throw new SendFailure('too-large', null)
       }
       chunks.push(chunk)
@@ -276,6 +285,14 @@ function checkedResult (beeId: string, result: unknown): object {
 const contentText = (answer: CallToolResult): string =>
   answer.content.flatMap((block) => block.type === 'text' ? [block.text] : []).join('\n')
 
+/** Whether an error, or one of its causes, is the size cap's. */
+function tooLarge (error: unknown): boolean {
+  for (let cause = error; cause instanceof Object; cause = (cause as { cause?: unknown }).cause) {
+    if (cause instanceof SendFailure && cause.kind === 'too-large') return true
+  }
+  return false
+}
+
 /** A failed tools/call in the catalog's words. */
 function toolFailure (beeId: string, error: unknown, timeoutMs: number, context: BeeContext): Error {
   // The SDK's own error codes (SdkErrorCode.RequestTimeout); its module is loaded with the first session, not here.
@@ -285,6 +302,7 @@ function toolFailure (beeId: string, error: unknown, timeoutMs: number, context:
   if (context.signal?.aborted === true) return upstream(beeId, 'the call was cancelled')
   if (refusedByGuard(error)) return failure('BEE_ENDPOINT_FORBIDDEN', `${beeId}'s MCP server now resolves to a forbidden address; the call was not sent. You were not charged.`)
   // A JSON-RPC error from the server (its number code) says why; anything else is the connection's.
+  if (tooLarge(error)) return failure('BEE_RESPONSE_TOO_LARGE', `${beeId}'s MCP server answered with more than the size a Bee's answer may have. You were not charged.`)
   if (typeof (error as { code?: unknown }).code === 'number') return upstream(beeId, `its MCP server refused the call (${(error as Error).message.slice(0, 200)})`)
   context.log.warn({ err: error, beeId }, 'MCP server unreachable')
   return upstream(beeId, 'it could not be reached')

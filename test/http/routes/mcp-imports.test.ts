@@ -138,6 +138,17 @@ test('the schedule re-reads the servers too (MCP_REREAD_SECONDS)', async (t) => 
   t.not(await within(5000, async () => (await beeOf(app, 'calc-echo')).status === 'inactive'), null, 'without a notification')
 })
 
+test('a tool\'s answer larger than REMOTE_BEE_MAX_RESPONSE_BYTES is refused, not charged', async (t) => {
+  const { app, upstream, publisher } = await setup(t, { REMOTE_BEE_MAX_RESPONSE_BYTES: '2000' })
+  t.equal((await imported(app, publisher.headers, upstream.url)).statusCode, 201)
+  const wallet = await createWallet(app, 1)
+  upstream.tools[0] = { tool: upstream.tools[0]!.tool, answer: () => ({ structuredContent: { sum: 1, padding: 'x'.repeat(5000) }, content: [] }) }
+  const large = await execute(app, 'calc-add', { a: 1, b: 2 }, wallet.token)
+  t.equal(large.statusCode, 502, large.body)
+  t.equal(large.json().code, 'BEE_RESPONSE_TOO_LARGE')
+  t.equal(await balanceOf(app, wallet.id), 1)
+})
+
 test('MCP_REREAD_SECONDS must be a whole number of seconds', async (t) => {
   await t.rejects(build(t, { env: { MCP_REREAD_SECONDS: 'soon' } }), /MCP_REREAD_SECONDS/)
 })
