@@ -44,6 +44,8 @@ function credentialHeaders (upstream: McpUpstream): Record<string, string> {
 export class McpSessions {
   readonly #options: McpSessionsOptions
   readonly #sessions = new Map<string, Promise<Client>>()
+  /** Closed with the app: a re-read or call still under way opens no session that would outlive it. */
+  #closed = false
 
   constructor (options: McpSessionsOptions) {
     this.#options = options
@@ -76,6 +78,7 @@ export class McpSessions {
   }
 
   async close (): Promise<void> {
+    this.#closed = true
     const sessions = [...this.#sessions.values()]
     this.#sessions.clear()
     await Promise.all(sessions.map(async (session) => await session.then(async (client) => await client.close(), () => {})))
@@ -126,6 +129,7 @@ export class McpSessions {
   /** A new session; `watched`: told of the server's list_changed notifications. */
   async #connect (upstream: McpUpstream, watched: boolean): Promise<Client> {
     const { Client, StreamableHTTPClientTransport } = await sdk()
+    if (this.#closed) throw new Error('MCP sessions are closed: the service is stopping')
     const { onToolsChanged } = this.#options
     const client = new Client({ name: 'apiary', version: '1.0.0' }, {
       ...(onToolsChanged === undefined || !watched
