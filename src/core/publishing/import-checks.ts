@@ -42,7 +42,7 @@ export async function idProblem (options: IdOptions, id: string, what: string): 
 }
 
 /** A candidate under the id its publisher chose, its id check made again. */
-export function withId<T extends { id: string, checks: ImportCheck[] }> (candidate: T, id: string): T {
+function withId<T extends { id: string, checks: ImportCheck[] }> (candidate: T, id: string): T {
   const checks = candidate.checks.map((check) => check.name === 'id' ? checkOf('id', BEE_ID_SHAPE.test(id) ? null : `"${id}" is not a Bee id`) : check)
   return { ...candidate, id, checks }
 }
@@ -68,10 +68,35 @@ export function requirePublisher (caller: Caller): void {
   }
 }
 
-/** Refuses a chosen operation or tool that fails a check, naming each failure. */
-export function refuseFailed (named: string, failed: ImportCheck[]): void {
-  if (failed.length === 0) return
-  throw failure('IMPORT_OPERATION_REFUSED', `${named} cannot be imported: ${failed.map((check) => `${check.name}: ${check.message ?? ''}`).join('; ')}.`)
+/** What a publisher chose of a preview: its id (absent: the one made), and its price. */
+export interface Choice {
+  id?: string | undefined
+  priceMicros: number
+}
+
+/** The candidate a choice names (undefined: none), how to name it, and what to say when there is none. */
+export interface Found<T> {
+  found: T | undefined
+  named: string
+  unknown: string
+}
+
+/**
+ * The candidates chosen, each under its chosen id, at its price; refused when one is unknown or fails a check (its
+ * own, or one `more` adds), naming each failure.
+ */
+export function chosen<T extends { id: string, checks: ImportCheck[] }, C extends Choice> (choices: C[], find: (choice: C) => Found<T>,
+  more: (candidate: T) => ImportCheck[] = () => []): Array<{ candidate: T, priceMicros: number }> {
+  return choices.map((choice) => {
+    const { found, named, unknown } = find(choice)
+    if (found === undefined) throw failure('IMPORT_OPERATION_UNKNOWN', unknown)
+    const candidate = choice.id === undefined ? found : withId(found, choice.id)
+    const failed = [...candidate.checks.filter((check) => !check.passed), ...more(candidate)]
+    if (failed.length > 0) {
+      throw failure('IMPORT_OPERATION_REFUSED', `${named} cannot be imported: ${failed.map((check) => `${check.name}: ${check.message ?? ''}`).join('; ')}.`)
+    }
+    return { candidate, priceMicros: choice.priceMicros }
+  })
 }
 
 export const pricingOf = (priceMicros: number): Publication['pricing'] =>

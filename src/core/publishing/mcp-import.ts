@@ -4,7 +4,7 @@ import { failure } from '../errors.js'
 import type { Caller } from '../principal.js'
 import type { ManagedBee } from '../schemas.js'
 import { type EgressPolicy, refusedByGuard } from './egress.js'
-import { beeIdOf, checkOf, type IdOptions, idProblem, type ImportCheck, pricingOf, publishAll, refuseFailed, requirePublisher, schemaCheck, withId } from './import-checks.js'
+import { beeIdOf, checkOf, chosen, type IdOptions, idProblem, type ImportCheck, pricingOf, publishAll, requirePublisher, schemaCheck } from './import-checks.js'
 import { isObject, type JsonObject } from './json-schema.js'
 import type { McpSessions, McpUpstream } from './mcp-sessions.js'
 import { CONTENT_RESULT, type McpToolMapping } from './mcp-tool-mapping.js'
@@ -96,15 +96,12 @@ export class McpImport {
   async apply (caller: Caller, request: McpImportApplication): Promise<Array<Static<typeof ManagedBee>>> {
     requirePublisher(caller)
     const candidates = await this.preview(caller, request)
-    const chosen = request.tools.map((choice) => {
-      if (choice.tool === undefined) throw failure('IMPORT_OPERATION_UNKNOWN', 'Choose each tool of an MCP server by its name (tool).')
-      const found = candidates.find((candidate) => candidate.tool === choice.tool)
-      if (found === undefined) throw failure('IMPORT_OPERATION_UNKNOWN', `The MCP server has no tool ${choice.tool}.`)
-      const candidate = choice.id === undefined ? found : withId(found, choice.id)
-      refuseFailed(`Tool ${choice.tool}`, candidate.checks.filter((check) => !check.passed))
-      return { candidate, priceMicros: choice.priceMicros }
-    })
-    return await publishAll(this.#options.publishing, caller, chosen.map(({ candidate, priceMicros }) => ({
+    const picked = chosen(request.tools, (choice) => ({
+      found: candidates.find((candidate) => choice.tool !== undefined && candidate.tool === choice.tool),
+      named: `Tool ${choice.tool ?? '?'}`,
+      unknown: choice.tool === undefined ? 'Choose each tool of an MCP server by its name (tool).' : `The MCP server has no tool ${choice.tool}.`
+    }))
+    return await publishAll(this.#options.publishing, caller, picked.map(({ candidate, priceMicros }) => ({
       id: candidate.id,
       name: candidate.name,
       description: candidate.description,

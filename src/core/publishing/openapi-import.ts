@@ -5,7 +5,7 @@ import { failure } from '../errors.js'
 import type { Caller } from '../principal.js'
 import type { ManagedBee } from '../schemas.js'
 import type { EgressPolicy } from './egress.js'
-import { beeIdOf, checkOf, type IdOptions, idProblem, type ImportCheck, pricingOf, publishAll, refuseFailed, requirePublisher, schemaCheck, withId } from './import-checks.js'
+import { beeIdOf, checkOf, chosen, type IdOptions, idProblem, type ImportCheck, pricingOf, publishAll, requirePublisher, schemaCheck } from './import-checks.js'
 import { isObject, type Json, type JsonObject } from './json-schema.js'
 import { openApiSchemaProblem } from './openapi-document-validation.js'
 import { type RemoteBeeProxy, SendFailure } from './proxy.js'
@@ -280,23 +280,19 @@ export class OpenApiImport {
   async apply (caller: Caller, request: ImportApplication): Promise<Array<Static<typeof ManagedBee>>> {
     requirePublisher(caller)
     const candidates = await this.preview(caller, request)
-    const chosen = request.operations.map((choice) => {
+    const picked = chosen(request.operations, (choice) => {
+      const named = choice.operationId ?? `${choice.method ?? '?'} ${choice.path ?? '?'}`
       const found = candidates.find((candidate) => choice.operationId !== undefined
         ? candidate.operationId === choice.operationId
         : candidate.method === choice.method?.toUpperCase() && candidate.path === choice.path)
-      const named = choice.operationId ?? `${choice.method ?? '?'} ${choice.path ?? '?'}`
-      if (found === undefined) throw failure('IMPORT_OPERATION_UNKNOWN', `The document has no operation ${named}.`)
-      const candidate = choice.id === undefined ? found : withId(found, choice.id)
+      return { found, named, unknown: `The document has no operation ${named}.` }
+    }, (candidate) => {
       const place = candidate.mapping.credential
-      const failed = candidate.checks.filter((check) => !check.passed)
-      if (place !== null && request.credential === undefined) {
-        const where = place.in === 'bearer' ? 'a bearer token' : `an API key in the ${place.in} ${place.name}`
-        failed.push({ name: 'credential', passed: false, message: `the operation needs ${where}: send it as credential` })
-      }
-      refuseFailed(named, failed)
-      return { candidate, priceMicros: choice.priceMicros }
+      if (place === null || request.credential !== undefined) return []
+      const where = place.in === 'bearer' ? 'a bearer token' : `an API key in the ${place.in} ${place.name}`
+      return [{ name: 'credential', passed: false, message: `the operation needs ${where}: send it as credential` }]
     })
-    return await publishAll(this.#options.publishing, caller, chosen.map(({ candidate, priceMicros }) => ({
+    return await publishAll(this.#options.publishing, caller, picked.map(({ candidate, priceMicros }) => ({
       id: candidate.id,
       name: candidate.name,
       description: candidate.description,
