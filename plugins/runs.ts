@@ -57,7 +57,8 @@ export default fp(async (fastify) => {
     sender,
     maxAttempts: config.RUN_CALLBACK_MAX_ATTEMPTS,
     retrySeconds: config.RUN_CALLBACK_RETRY_SECONDS,
-    sweepMs: config.RUN_POLL_MS,
+    // Orphans are few and wait for the retention anyway: a look a minute is enough.
+    sweepMs: Math.max(config.RUN_POLL_MS, 60_000),
     retentionHours: config.RUN_RETENTION_HOURS,
     log
   }), { log: 'run callback', job: 'run-callback' }, CALLBACK_CONCURRENCY, log)

@@ -13,7 +13,7 @@ export interface CallbackWorkerOptions {
   maxAttempts: number
   /** RUN_CALLBACK_RETRY_SECONDS: the wait after the first failed attempt, doubled after each next one. */
   retrySeconds: number
-  /** RUN_POLL_MS: the purge of orphaned callbacks runs at most this often. */
+  /** The purge of orphaned callbacks runs at most this often. */
   sweepMs: number
   /** RUN_RETENTION_HOURS: a callback whose run is gone is deleted once it is this old. */
   retentionHours: number

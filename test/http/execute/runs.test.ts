@@ -48,11 +48,31 @@ for (const backend of backends) {
         'another secret does not verify it')
       const read = await app.inject({ url: `/api/runs/${run.id}`, headers: { 'x-registry-wallet-token': wallet.token } })
       t.equal(read.json<RunBody>().callbackSecret, undefined, 'never shown again')
-      const [row] = await runSql(database, [`SELECT state, attempts, last_status, secret FROM run_callbacks WHERE run_id = '${run.id}'`]) as Array<Record<string, unknown>>
+      const callbackRow = async () => (await runSql(database, [`SELECT state, attempts, last_status, secret FROM run_callbacks WHERE run_id = '${run.id}'`]))[0] as Record<string, unknown>
+      // The receiver has answered; the worker records it a moment later.
+      await within(5000, async () => (await callbackRow()).state === 'delivered')
+      const row = await callbackRow()
       t.match(row, { state: 'delivered', last_status: 204 })
       t.equal(Number(row?.attempts), 2)
       t.match(row?.secret, /^enc1:/, 'the secret is sealed at rest')
       t.equal(receiver.deliveries.length, 2, 'not delivered again once delivered')
+    })
+
+    await t.test('the same Idempotency-Key returns the run without its secret, and asks for no second callback; a sync Bee ignores Callback-Url', async (t) => {
+      fake.beforeAnswer = async () => {}
+      const wallet = await createWallet(app, 1)
+      const headers = { 'callback-url': receiver.url, 'idempotency-key': 'hook-1' }
+      const first = (await start(app, wallet.token, headers)).json<RunBody>()
+      const again = await start(app, wallet.token, headers)
+      t.equal(again.statusCode, 202)
+      t.match(again.json(), { id: first.id })
+      t.equal(again.json<RunBody>().callbackSecret, undefined)
+      const rows = await runSql(database, [`SELECT id FROM run_callbacks WHERE run_id = '${first.id}'`])
+      t.equal(rows.length, 1)
+      t.not(await within(5000, async () => receiver.deliveries.some((delivery) => delivery.body.includes(first.id))), null, 'called back once it ended')
+      await publish(app, publisher.headers, beeBody('quick', fake.url))
+      const sync = await app.inject({ method: 'POST', url: '/api/bees/quick/execute', payload: { text: 'hi' }, headers: { 'callback-url': receiver.url } })
+      t.equal(sync.statusCode, 200, 'answered at once')
     })
 
     await t.test('a Callback-Url the egress guard refuses is 400 before the hold', async (t) => {
