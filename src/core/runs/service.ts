@@ -152,6 +152,18 @@ export class RunService {
   }
 
   /**
+   * The run once it ended (by its expiry at the latest; a minute past it, as it is, should no worker have expired it):
+   * for a protocol whose read of a result waits for it (MCP's tasks/result). Awaited a second at a time, so a run ended
+   * by another instance is seen within a second of its row.
+   */
+  async ended (run: StoredRun): Promise<StoredRun> {
+    let current = run
+    const until = Date.parse(run.expiresAt) + 60_000
+    while (UNFINISHED.includes(current.status) && Date.now() < until) current = await this.wait(current, 1)
+    return current
+  }
+
+  /**
    * Cancels a queued or running run (its hold voided, its upstream call stopped). A run that ended already, or whose
    * answer came and is being sold, is answered as it is.
    */
