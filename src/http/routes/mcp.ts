@@ -23,6 +23,9 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     search: fastify.catalog.search,
     listing: fastify.catalog.listing,
     execute: (request) => executor.execute(request),
+    executeOrStart: (request) => executor.executeOrStart(request, fastify.runs),
+    runs: fastify.runs,
+    runRetentionHours: fastify.config.RUN_RETENTION_HOURS,
     storeRefusal: (error) => fastify.storeHealth.refusal(error)
   })))
   // A catalog sync may change many Bees at once: their listeners hear of it once. Before the first MCP request there are none.
