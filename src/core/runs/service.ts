@@ -1,4 +1,5 @@
-import { failure, invalidCursor } from '../errors.js'
+import { failure, failureAs, invalidCursor, type ApiError } from '../errors.js'
+import type { ErrorCode } from '../error-catalog.js'
 import type { Execution } from '../execution/execution.js'
 import { KEY_PATTERN, requestHashOf } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
@@ -58,6 +59,13 @@ export function runView (run: StoredRun, runKey: string | null = null): Run & { 
     error: run.error === null ? null : { code: run.error.code, message: run.error.message },
     ...(runKey === null ? {} : { runKey })
   }
+}
+
+/** Why a run failed or expired, as the error a sync call would have answered with; null for a run that did not. */
+export function runErrorOf (run: StoredRun): ApiError | null {
+  if (run.error === null) return null
+  const { code, status, message } = run.error
+  return failureAs(code as ErrorCode, (status ?? 500) as never, message)
 }
 
 /**

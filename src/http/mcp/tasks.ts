@@ -2,12 +2,12 @@ import {
   ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, specTypeSchemas,
   type CallToolRequestParams, type CallToolResult, type CreateTaskResult, type ListTasksResult, type StandardSchemaV1, type StandardSchemaV1Sync, type Task
 } from '@modelcontextprotocol/server'
-import type { ErrorCode } from '../../core/error-catalog.js'
-import { ApiError, bodyOf, failure, failureAs } from '../../core/errors.js'
+import { ApiError, bodyOf } from '../../core/errors.js'
 import type { Honey } from '../../core/execution/execution.js'
 import type { StoredRun } from '../../core/ledger/runs/run-repository.js'
 import { hashSecret } from '../../core/ledger/secrets.js'
 import { UNFINISHED, type RunStatus } from '../../core/runs/schemas.js'
+import { runErrorOf } from '../../core/runs/service.js'
 import { taskCallerOf, taskIdOf } from '../../core/runs/task-ids.js'
 import { callTool, executionRequest, metaString, toCallResult, type CallContext } from './call.js'
 import { fromApiError, type Era } from './errors.js'
@@ -116,13 +116,13 @@ export function taskMethods (options: McpOptions, context: CallContext, era: Era
     result: async (params: TaskRequestParams): Promise<CallToolResult> => {
       const run = await runs.ended((await read(params)).run)
       const related = { [RELATED_TASK_META_KEY]: { taskId: params.taskId } }
+      const runError = runErrorOf(run)
       let result: CallToolResult
       if (run.status === 'succeeded' && run.honey !== null) {
         const honey = JSON.parse(run.honey) as Honey
         result = toCallResult(run.beeId, { ok: true, honey, body: run.honey, replayed: false, charge: null, payment: null }, era)
-      } else if (run.error !== null) {
-        const { code, status, message } = run.error
-        result = fromApiError(run.beeId, status === undefined ? failure(code as never, message) : failureAs(code as ErrorCode, status as never, message), era)
+      } else if (runError !== null) {
+        result = fromApiError(run.beeId, runError, era)
       } else {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The task is ${STATUS[run.status]}: it has no result.`)
       }
