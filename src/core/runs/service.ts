@@ -1,4 +1,5 @@
-import { failure, invalidCursor, RateLimitedError } from '../errors.js'
+import { failure, failureAs, invalidCursor, RateLimitedError, type ApiError } from '../errors.js'
+import type { ErrorCode } from '../error-catalog.js'
 import type { Execution } from '../execution/execution.js'
 import { KEY_PATTERN, requestHashOf } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
@@ -76,6 +77,13 @@ export function runView (run: StoredRun, runKey: string | null = null, callbackS
 
 /** How long a caller at its limit of runs is told to wait: runs are polled at about this pace. */
 const RUN_LIMIT_RETRY_SECONDS = 5
+
+/** Why a run failed or expired, as the error a sync call would have answered with; null for a run that did not. */
+export function runErrorOf (run: StoredRun): ApiError | null {
+  if (run.error === null) return null
+  const { code, status, message } = run.error
+  return failureAs(code as ErrorCode, (status ?? 500) as never, message)
+}
 
 /**
  * Runs of async Bees: starting one once the pipeline admitted, validated and held for the call, and what its caller
@@ -189,6 +197,18 @@ export class RunService {
     }
     await ended
     return await this.#options.ledger.runs.get(run.id) ?? current
+  }
+
+  /**
+   * The run once it ended (by its expiry at the latest; a minute past it, as it is, should no worker have expired it):
+   * for a protocol whose read of a result waits for it (MCP's tasks/result). Awaited a second at a time, so a run ended
+   * by another instance is seen within a second of its row.
+   */
+  async ended (run: StoredRun): Promise<StoredRun> {
+    let current = run
+    const until = Date.parse(run.expiresAt) + 60_000
+    while (UNFINISHED.includes(current.status) && Date.now() < until) current = await this.wait(current, 1)
+    return current
   }
 
   /**

@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Execution } from '../../core/execution/execution.js'
 import type { StoredRun } from '../../core/ledger/runs/run-repository.js'
-import { failureAs } from '../../core/errors.js'
-import type { ErrorCode } from '../../core/error-catalog.js'
-import { runView, type CallbackTarget } from '../../core/runs/service.js'
+import { runErrorOf, runView, type CallbackTarget } from '../../core/runs/service.js'
 import { Run } from '../../core/runs/schemas.js'
 import { ref } from '../../core/schemas.js'
 import type { ErrorCodes } from '../../core/registry.js'
@@ -122,6 +120,7 @@ export async function startRun (request: FastifyRequest, reply: FastifyReply): P
     reply.type('application/json; charset=utf-8')
     return run.honey
   }
-  if (run.error?.status !== undefined) throw failureAs(run.error.code as ErrorCode, run.error.status as never, run.error.message)
+  const failed = run.error?.status === undefined ? null : runErrorOf(run)
+  if (failed !== null) throw failed
   return accepted(reply, run, started.runKey, false)
 }
