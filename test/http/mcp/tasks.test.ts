@@ -34,7 +34,7 @@ for (const backend of backends) {
   test(`an async Bee over MCP tasks on ${backend.name}: the 1.x and 2.x clients get the result through a task, charged once`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const { app, fake, publisher } = await publishingSetup(t, { DATABASE_URL: database.url, RUN_POLL_MS: '50', RUN_LEASE_SECONDS: '3' })
+    const { app, fake, publisher } = await publishingSetup(t, { DATABASE_URL: database.url, RUN_POLL_MS: '50', RUN_LEASE_SECONDS: '3', RUN_MAX_PER_WALLET: '2' })
     await app.listen({ port: 0, host: '127.0.0.1' })
     const url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`)
     const paid = { type: 'pay-per-use', costPerCall: 0.25 }
@@ -119,6 +119,21 @@ for (const backend of backends) {
         specTypeSchemas.CallToolResult)
       t.equal(refused.isError, true)
       t.match(JSON.parse((refused.content[0] as { text: string }).text), { code: 'INSUFFICIENT_FUNDS' })
+    })
+
+    await t.test('a wallet at RUN_MAX_PER_WALLET unfinished tasks is refused one more, before its hold, as HTTP refuses it', async (t) => {
+      const wallet = await createWallet(app, 1)
+      const client = await v2Client(url, { 'X-Registry-Wallet-Token': wallet.token })
+      t.teardown(() => client.close())
+      const call = async <T>(schema: T) => await client.request({ method: 'tools/call', params: { name: 'slow-shouter', arguments: { text: 'hi' }, task: {} } } as never,
+        schema as never)
+      await call(specTypeSchemas.CreateTaskResult)
+      await call(specTypeSchemas.CreateTaskResult)
+      const refused = await call(specTypeSchemas.CallToolResult) as { isError?: boolean, content: Array<{ text: string }> }
+      t.equal(refused.isError, true)
+      t.match(JSON.parse(refused.content[0]!.text), { code: 'RUN_LIMIT_REACHED' })
+      t.equal(await balanceOf(app, wallet.id), 0.5, 'two holds, none for the refused call')
+      release()
     })
 
     await t.test('tasks/cancel voids the hold; an ended task cannot be cancelled; another caller finds no task', async (t) => {
