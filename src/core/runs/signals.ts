@@ -6,6 +6,12 @@
 export class RunSignals {
   readonly #waiters = new Map<string, Set<() => void>>()
   readonly #running = new Map<string, AbortController>()
+  readonly #onEnd: (id: string) => void
+
+  /** `onEnd` is told each time a run is said to have ended here (its callbacks are due). */
+  constructor (onEnd: (id: string) => void = () => {}) {
+    this.#onEnd = onEnd
+  }
 
   /** Resolves when the run ends here, or after `ms`, whichever comes first. */
   async ended (id: string, ms: number): Promise<void> {
@@ -25,6 +31,7 @@ export class RunSignals {
 
   end (id: string): void {
     for (const done of [...this.#waiters.get(id) ?? []]) done()
+    this.#onEnd(id)
   }
 
   track (id: string, controller: AbortController): void {

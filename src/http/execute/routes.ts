@@ -4,7 +4,7 @@ import type { RegisteredBee } from '../../core/registry.js'
 import { AnyResult, BeeIdParams } from '../../core/schemas.js'
 import { admitBee, chargeForCall, claimIdempotencyKey, limitBee, runBee, settleIdempotencyKey, validateBody } from './hooks.js'
 import { anyUpstream, executeResponses, requestHeaders } from './responses.js'
-import { RUN_ACCEPTED, withPrefer, withRunCodes } from './runs.js'
+import { RUN_ACCEPTED, withRunHeaders, withRunCodes } from './runs.js'
 
 /** The hooks every execute route runs, in the pipeline's order; `validate` only where the route schema cannot. */
 function pipelineHooks (options: { validate: boolean, paid: boolean }): RouteShorthandOptions {
@@ -51,7 +51,7 @@ export function mountGenericExecute (fastify: FastifyInstance) {
         'GET /api/bees/{id}/openapi.json.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
-      headers: withPrefer(requestHeaders(fastify.x402 !== null)),
+      headers: withRunHeaders(requestHeaders(fastify.x402 !== null)),
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
       response: { ...executeResponses(AnyResult, undefined, withRunCodes(anyUpstream(fastify)), fastify.x402 !== null), 202: RUN_ACCEPTED }
     },
