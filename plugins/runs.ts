@@ -1,13 +1,19 @@
 import fp from 'fastify-plugin'
 import { DatabaseQueue } from '../src/core/preparations/queue/database-queue.js'
+import { RunEvents } from '../src/core/runs/run-events.js'
 import { RunService } from '../src/core/runs/service.js'
 import { RunSignals } from '../src/core/runs/signals.js'
 import { RunWorker } from '../src/core/runs/worker.js'
+import { OpenStreams } from '../src/core/streams/open-streams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Runs of async Bees: start one, read, wait for, cancel and list them. */
     runs: RunService
+    /** Runs' events (GET /api/runs/{id}/events), kept as rows and announced to every instance. */
+    runEvents: RunEvents
+    /** The streams this instance holds open, up to STREAM_MAX_OPEN. */
+    openStreams: OpenStreams
   }
 }
 
@@ -21,9 +27,11 @@ export default fp(async (fastify) => {
   const { config, ledger, registry } = fastify
   // Their failures while the database is away (a claim, a heartbeat) count toward the ledger's outage, logged there once.
   const log = fastify.storeHealth.logger(fastify.log)
-  const signals = new RunSignals()
+  // A lost notification delays a reader until its next look: at most every 5 s, and at RUN_POLL_MS when that is longer.
+  const events = new RunEvents({ ledger, log, pollMs: Math.max(5000, config.RUN_POLL_MS), relistenMs: 1000 })
+  const signals = new RunSignals((id) => { events.publish(id) })
   const worker = new RunWorker({
-    ledger, registry, signals, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, retentionHours: config.RUN_RETENTION_HOURS, log
+    ledger, registry, signals, events, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, retentionHours: config.RUN_RETENTION_HOURS, log
   })
   // pg-boss (and pg) load only for PostgreSQL, as the ledger's driver does.
   const queue = ledger.dialect === 'postgres'
@@ -48,6 +56,14 @@ export default fp(async (fastify) => {
     runMaxSeconds: config.RUN_MAX_SECONDS,
     log
   }))
-  fastify.addHook('onReady', async () => { await queue.start() })
-  fastify.addHook('onClose', async () => { await queue.stop() })
+  fastify.decorate('runEvents', events)
+  fastify.decorate('openStreams', new OpenStreams(config.STREAM_MAX_OPEN))
+  fastify.addHook('onReady', async () => {
+    await events.start()
+    await queue.start()
+  })
+  fastify.addHook('onClose', async () => {
+    await queue.stop()
+    await events.stop()
+  })
 }, { name: 'runs', dependencies: ['config', 'ledger', 'registry', 'catalog'] })

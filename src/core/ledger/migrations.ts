@@ -23,6 +23,7 @@ import { catalogSecretKeyMigration } from './migrations/0020-catalog-secret-keys
 import { runsMigration } from './migrations/0021-runs.js'
 import { beeVersionsMigration } from './migrations/0022-bee-versions.js'
 import { importMappingsMigration } from './migrations/0023-import-mappings.js'
+import { runEventsMigration } from './migrations/0024-run-events.js'
 
 /**
  * One migration set for both backends, applied in order at start by Kysely's Migrator (which takes a
@@ -55,7 +56,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0020_catalog_secret_keys': catalogSecretKeyMigration,
       '0021_runs': runsMigration(dialect),
       '0022_bee_versions': beeVersionsMigration,
-      '0023_import_mappings': importMappingsMigration
+      '0023_import_mappings': importMappingsMigration,
+      '0024_run_events': runEventsMigration
     })
   }
 }

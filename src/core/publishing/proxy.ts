@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto'
-import { failure, failureAs } from '../errors.js'
+import { ApiError, failure, failureAs } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
 import { LazyAgent } from '../lazy-agent.js'
+import { EVENT_STREAM, EventTooLarge, readEventStream } from './event-stream.js'
 import { upstreamRequest, WRAPPED_ANSWER, type RequestMapping, type UpstreamRequest } from './request-mapping.js'
 
 export interface ProxyOptions {
@@ -20,10 +21,19 @@ export interface MappedTarget {
   credential: string | null
 }
 
+type Headers = Record<string, string | string[] | undefined>
+
 interface Answer {
   status: number
-  headers: Record<string, string | string[] | undefined>
+  headers: Headers
   text: string
+}
+
+/** An answer's head, for its body to be read as the call needs it. */
+interface Response {
+  statusCode: number
+  headers: Headers
+  body: AsyncIterable<Buffer> & { destroy (): void, readableEnded: boolean, on (event: 'error', listener: () => void): Response['body'] }
 }
 
 /** Why a request got no answer: each caller says it in its own words. */
@@ -88,24 +98,38 @@ export class RemoteBeeProxy {
       new undici.Agent({ keepAliveTimeout: 10_000, connections: 64, connect: guardedConnector(undici, options.policy, options.timeoutMs) }))
   }
 
+  /**
+   * Calls a published Bee: its JSON answer, or, for a stream Bee's call (`context.events`), its Server-Sent Events, each
+   * handed to `context.events` as it comes, then its result.
+   */
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
     const body = JSON.stringify(input)
     const now = Date.now()
     const timestamp = String(Math.floor(now / 1000))
-    const answer = await this.#callUpstream(target.beeId, target.endpoint, context, {
+    const { events } = context
+    const request: UpstreamRequest = {
       url: target.endpoint,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        accept: 'application/json',
+        accept: events === undefined ? 'application/json' : EVENT_STREAM,
         [BEE_ID_HEADER]: target.beeId,
         [BEE_VERSION_HEADER]: target.version,
         [TIMESTAMP_HEADER]: timestamp,
         [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
       },
       body
-    })
-    return outcome(target.beeId, answer, parsed(target.beeId, answer.text))
+    }
+    if (events !== undefined) {
+      const streamed = await this.#callUpstream(target.beeId, target.endpoint, context, request, async (response) => {
+        const type = String(response.headers['content-type'] ?? '')
+        if (!type.startsWith(EVENT_STREAM)) throw upstream(target.beeId, `it answered ${type === '' ? 'no Content-Type' : type}, not ${EVENT_STREAM}`)
+        return { headers: response.headers, result: await readEventStream(target.beeId, response.body, events, this.#options.maxResponseBytes) }
+      })
+      return outcome(target.beeId, streamed.headers, streamed.result)
+    }
+    const answer = await this.#callUpstream(target.beeId, target.endpoint, context, request, this.#readAnswer)
+    return outcome(target.beeId, answer.headers, parsed(target.beeId, answer.text))
   }
 
   /**
@@ -115,24 +139,33 @@ export class RemoteBeeProxy {
   async callMapped (target: MappedTarget, input: Record<string, unknown>, context: BeeContext): Promise<BeeOutcome<unknown>> {
     const request = upstreamRequest(target.mapping, input, target.credential)
     // The span and logs name the operation's template, never the URL sent: a query may carry the credential.
-    const answer = await this.#callUpstream(target.beeId, `${target.mapping.serverUrl}${target.mapping.path}`, context, request)
+    const answer = await this.#callUpstream(target.beeId, `${target.mapping.serverUrl}${target.mapping.path}`, context, request, this.#readAnswer)
     const wrapped = target.mapping.output === 'wrapped'
     // An empty 2xx (204, say) is an empty result: nothing to parse.
     const value = answer.text === '' && !wrapped ? {} : parsed(target.beeId, answer.text)
-    return outcome(target.beeId, answer, wrapped ? { [WRAPPED_ANSWER]: value } : value)
+    return outcome(target.beeId, answer.headers, wrapped ? { [WRAPPED_ANSWER]: value } : value)
   }
 
   /** A document to import, fetched over the same pool, egress checks, time limit and size cap as a Bee's answer. */
   async fetchDocument (url: string): Promise<{ status: number, text: string }> {
-    const { status, text } = await this.#send({ url, method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, body: undefined })
+    const { status, text } = await this.#send({ url, method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, body: undefined },
+      {}, this.#readAnswer)
     return { status, text }
   }
 
-  async #callUpstream (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest): Promise<Answer> {
-    let answer: Answer
+  /** A 2xx answer's body, whole (capped); another status is the upstream's failure. */
+  readonly #readAnswer = async (response: Response): Promise<Answer> =>
+    ({ status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body) })
+
+  /** Sends a Bee's request in its span, reads the answer with `read` (after its status was checked), and says its failures as ApiErrors. */
+  async #callUpstream<T> (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest,
+    read: (response: Response) => Promise<T>): Promise<T> {
     try {
-      answer = await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
-        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context), request.method)
+      return await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
+        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context, async (response) => {
+          if (response.statusCode < 200 || response.statusCode > 299) throw upstream(beeId, `it answered HTTP ${response.statusCode}`)
+          return await read(response)
+        }), request.method)
     } catch (error) {
       if (!(error instanceof SendFailure)) throw error
       if (error.kind === 'timeout') {
@@ -144,15 +177,13 @@ export class RemoteBeeProxy {
       context.log.warn({ err: error.cause, beeId }, 'remote Bee unreachable')
       throw upstream(beeId, 'it could not be reached')
     }
-    if (answer.status < 200 || answer.status > 299) throw upstream(beeId, `it answered HTTP ${answer.status}`)
-    return answer
   }
 
   /**
-   * One request with a time limit and a cap on the answer's size; its failures as a SendFailure. A run of an async Bee
-   * has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
+   * One request with a time limit, its answer read by `read`; its failures as a SendFailure. A run of an async Bee
+   * or a stream has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
    */
-  async #send (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'> = {}): Promise<Answer> {
+  async #send<T> (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'>, read: (response: Response) => Promise<T>): Promise<T> {
     // Cleared with the answer: AbortSignal.timeout's timer (and its WeakRef) stays until it fires, so every call of
     // the last timeout's span held one (4,700 after 10,000 calls at the bench's pace).
     const timeout = new AbortController()
@@ -170,9 +201,16 @@ export class RemoteBeeProxy {
         // undici's own limits (300 s each) would cut a long run short.
         ...(run.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs })
       })
-      return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body) }
+      try {
+        return await read(response)
+      } finally {
+        // A body left unread (a refused status, a stream ended early) is dropped with its connection (its abort error is
+        // expected, and heard here); one read whole is left as it is.
+        if (!response.body.readableEnded) response.body.on('error', () => {}).destroy()
+      }
     } catch (error) {
-      if (error instanceof SendFailure) throw error
+      if (error instanceof SendFailure || error instanceof ApiError) throw error
+      if (error instanceof EventTooLarge) throw new SendFailure('too-large', error)
       if (timeout.signal.aborted) throw new SendFailure('timeout', error)
       if (signal.aborted) throw new SendFailure('cancelled', error)
       const code = (error as { code?: string }).code
@@ -212,7 +250,7 @@ function parsed (beeId: string, text: string): unknown {
 }
 
 /** A result as Honey carries it: a JSON object of bounded depth; confidence and freshness from the answer's headers. */
-function outcome (beeId: string, answer: Answer, result: unknown): BeeOutcome<unknown> {
+function outcome (beeId: string, headers: Headers, result: unknown): BeeOutcome<unknown> {
   // Honey's result is an object; a string or array would be served mangled into one.
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`
@@ -221,7 +259,7 @@ function outcome (beeId: string, answer: Answer, result: unknown): BeeOutcome<un
   if (nestedDeeperThan(result, MAX_JSON_DEPTH)) {
     throw failureAs('BEE_OUTPUT_INVALID', 502, `${beeId}'s endpoint answered with JSON nested more than ${MAX_JSON_DEPTH} levels deep. You were not charged.`)
   }
-  return { result, confidence: headerNumber(answer.headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(answer.headers.age, 0, Infinity) }
+  return { result, confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
 }
 
 /** A header holding a number in [0, max], or the fallback when absent or out of range. */

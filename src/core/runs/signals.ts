@@ -1,11 +1,17 @@
 /**
  * What this process says about its runs as they happen: a run that ended (for the calls waiting on it here), and a
  * cancel or an expiry (for the worker running it here, which stops its upstream at once instead of at its next heartbeat).
- * A run worked on by another instance is seen by polling its row instead.
+ * A run worked on by another instance is seen by polling its row instead. An end is also told to `onEnd` (the run's
+ * event readers, on every instance).
  */
 export class RunSignals {
   readonly #waiters = new Map<string, Set<() => void>>()
   readonly #running = new Map<string, AbortController>()
+  readonly #onEnd: (id: string) => void
+
+  constructor (onEnd: (id: string) => void = () => {}) {
+    this.#onEnd = onEnd
+  }
 
   /** Resolves when the run ends here, or after `ms`, whichever comes first. */
   async ended (id: string, ms: number): Promise<void> {
@@ -25,6 +31,7 @@ export class RunSignals {
 
   end (id: string): void {
     for (const done of [...this.#waiters.get(id) ?? []]) done()
+    this.#onEnd(id)
   }
 
   track (id: string, controller: AbortController): void {
