@@ -21,11 +21,11 @@ export function admitStream (request: FastifyRequest, reply: FastifyReply, done:
   else done()
 }
 
-/** What a call to any Bee can fail with, with what only a stream's can: no place for it, an event that breaks its schema. */
+/** What a call to any Bee can fail with, with what only a stream's can: no place for it, a bad event, a client too slow (the last two in its error event). */
 export const withStreamCodes = (upstream: ErrorCodes): ErrorCodes => ({
   ...upstream,
   502: [...upstream[502] ?? [], 'BEE_EVENT_INVALID'],
-  503: [...upstream[503] ?? [], 'STREAMS_FULL']
+  503: [...upstream[503] ?? [], 'STREAMS_FULL', 'STREAM_TOO_SLOW']
 })
 
 /** An execute route's request headers, with Accept. */

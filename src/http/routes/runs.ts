@@ -23,7 +23,7 @@ const EventsHeaders = Type.Object({
 /** The events answer: described, not serialized (the stream is written as it comes). */
 const RUN_EVENTS = {
   description: 'Server-Sent Events: `progress`, `data` (a stream Bee\'s events, each with its id), then `honey` (succeeded) or `end` (the run, otherwise).',
-  content: { 'text/event-stream': { schema: Type.String({ description: 'The event stream.', examples: ['id: 1\nevent: data\ndata: {"tick":1}\n\nevent: honey\ndata: {"beeId":"ticker","result":{}}\n\n'] }) } }
+  content: { 'text/event-stream': { schema: { type: 'string', description: 'The event stream.', example: 'id: 1\nevent: data\ndata: {"tick":1}\n\nevent: honey\ndata: {"beeId":"ticker"}\n\n' } } }
 }
 
 const RUN = ref(Run)
