@@ -32,9 +32,7 @@ createServer((request, response) => {
     const { text } = JSON.parse(body)
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     // Apiary closes the connection when its caller goes away: stop working then.
-    let gone = false
-    response.on('close', () => { gone = true })
-    for (let tick = 1; tick <= ticks && !gone; tick++) {
+    for (let tick = 1; tick <= ticks && !response.destroyed; tick++) {
       send(response, 'progress', { progress: (tick - 1) / ticks })
       send(response, 'data', { tick })
       await new Promise((resolve) => setTimeout(resolve, tickMs))
