@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { ApiError, failure, failureAs } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
+import type { BeeEvents } from '../bee.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
@@ -52,7 +53,12 @@ export interface RemoteTarget {
   /** A rotated-out secret that still signs, next to the new one, until `previousUntil` (epoch ms). */
   previousSigningSecret?: string | null
   previousUntil?: number
+  /** A stream Bee: its upstream answers Server-Sent Events, whether or not the caller takes them (a door that cannot stream gets the result). */
+  stream?: boolean
 }
+
+/** Where the events of a stream Bee's call go when its door takes only the result. */
+const UNHEARD: BeeEvents = { data () {}, progress () {} }
 
 export const SIGNATURE_HEADER = 'x-apiary-signature'
 export const TIMESTAMP_HEADER = 'x-apiary-timestamp'
@@ -106,7 +112,7 @@ export class RemoteBeeProxy {
     const body = JSON.stringify(input)
     const now = Date.now()
     const timestamp = String(Math.floor(now / 1000))
-    const { events } = context
+    const events = context.events ?? (target.stream === true ? UNHEARD : undefined)
     const request: UpstreamRequest = {
       url: target.endpoint,
       method: 'POST',

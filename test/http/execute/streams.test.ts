@@ -84,6 +84,15 @@ test('a stream Bee called with Accept: text/event-stream', async (t) => {
     t.equal(app.openStreams.open, 0)
   })
 
+  await t.test('a door that takes only the result (MCP, A2A: Executor.execute) gets the stream\'s result, charged once', async (t) => {
+    fake.script = ticks(3)
+    const wallet = await createWallet(app, 1)
+    const outcome = await app.executor.execute({ beeId: 'ticker', input: { text: 'hi' }, walletToken: wallet.token, idempotencyKey: undefined, requestId: 'mcp-1', log: app.log })
+    t.match(outcome, { ok: true, honey: { beeId: 'ticker', result: { shout: 'HI', length: 2 } } })
+    t.equal(fake.calls.at(-1)?.headers.accept, 'text/event-stream')
+    t.same(await kinds(app, wallet.id), ['capture', 'deposit', 'hold'])
+  })
+
   await t.test('called without Accept: text/event-stream, a stream Bee is a run', async (t) => {
     fake.script = ticks(2)
     const wallet = await createWallet(app, 1)
