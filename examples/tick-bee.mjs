@@ -1,23 +1,13 @@
 // A publisher's stream Bee: it checks that each call comes from the registry (as shout-bee.mjs does) and answers
 // Server-Sent Events: a progress event, one `data` event a tick ({"tick": n}, its eventSchema), then the `result` event
 // (its outputSchema). Run: APIARY_SIGNING_SECRET=bsk_… node examples/tick-bee.mjs (TICKS=5, TICK_MS=200 by default).
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
+import { signedByApiary } from './signed-by-apiary.mjs'
 
 const secret = process.env.APIARY_SIGNING_SECRET ?? ''
 const port = Number(process.env.PORT ?? 8081)
 const ticks = Number(process.env.TICKS ?? 5)
 const tickMs = Number(process.env.TICK_MS ?? 200)
-
-function signedByApiary (headers, body) {
-  const timestamp = Number(headers['x-apiary-timestamp'])
-  if (!Number.isFinite(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > 300) return false
-  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`)
-  return String(headers['x-apiary-signature'] ?? '').split(',').some((entry) => {
-    const given = Buffer.from(entry.trim())
-    return given.length === expected.length && timingSafeEqual(given, expected)
-  })
-}
 
 const send = (response, event, data) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
 
@@ -25,7 +15,7 @@ createServer((request, response) => {
   let body = ''
   request.on('data', (chunk) => { body += chunk })
   request.on('end', async () => {
-    if (!signedByApiary(request.headers, body)) {
+    if (!signedByApiary(secret, request.headers, body)) {
       response.writeHead(401).end()
       return
     }

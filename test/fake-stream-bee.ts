@@ -1,6 +1,5 @@
-import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { serveOnLoopback } from './fake-bee.js'
 
 /** One event the fake sends: its name (none: an unnamed, data, event) and its data line. */
 export interface ScriptedEvent { event?: string, data: string }
@@ -64,15 +63,10 @@ export async function startFakeStreamBee (): Promise<FakeStreamBee> {
     beforeEvents: async () => {},
     calls: [],
     closedEarly: [],
-    close: async () => {
-      for (const response of open) response.destroy()
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close')
-    }
+    close: async () => {}
   }
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ticks`
+  const served = await serveOnLoopback(server, open)
+  fake.url = `${served.origin}/ticks`
+  fake.close = served.close
   return fake
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import { listenOn } from '../listen.js'
 import type { Tables } from '../tables.js'
 
 /** How the instance where a run has news (an event, its end) tells the others; a database without notifications cannot. */
@@ -24,19 +25,8 @@ export function postgresRunNotifications (db: Kysely<Tables>, connectionString: 
     async notify (runId) {
       await sql`SELECT pg_notify(${channel}, ${runId})`.execute(db)
     },
-    async listen (onNotify, onError) {
-      const { default: pg } = await import('pg')
-      const client = new pg.Client({ connectionString, application_name: `apiary run listener ${schema}` })
-      client.on('error', onError)
-      client.on('notification', ({ payload }) => { if (payload !== undefined) onNotify(payload) })
-      try {
-        await client.connect()
-        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
-      } catch (error) {
-        await client.end().catch(() => {})
-        throw error
-      }
-      return async () => { await client.end() }
-    }
+    listen: async (onNotify, onError) => await listenOn(connectionString, channel, `apiary run listener ${schema}`, (payload) => {
+      if (payload !== undefined) onNotify(payload)
+    }, onError)
   }
 }
