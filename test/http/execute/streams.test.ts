@@ -1,4 +1,5 @@
-import type { AddressInfo } from 'node:net'
+import { once } from 'node:events'
+import { connect, type AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { balanceOf, build, createWallet } from '../../helper.js'
@@ -82,6 +83,31 @@ test('a stream Bee called with Accept: text/event-stream', async (t) => {
     t.not(await within(2000, async () => (await kinds(app, wallet.id)).includes('void')), null, 'voided')
     t.equal(await balanceOf(app, wallet.id), 1)
     t.equal(app.openStreams.open, 0)
+  })
+
+  await t.test('a client that does not read: the stream ends after STREAM_BUFFER_BYTES wait unread, the upstream is closed, the hold voided', async (t) => {
+    const pad = 'x'.repeat(60_000)
+    fake.script = [...Array.from({ length: 400 }, (_, i) => ({ event: 'data', data: JSON.stringify({ tick: i + 1, pad }) })), ...ticks(1).slice(1)]
+    fake.gapMs = 0
+    t.teardown(() => { fake.gapMs = 10 })
+    const wallet = await createWallet(app, 1)
+    const { port } = app.server.address() as AddressInfo
+    const socket = connect(port, '127.0.0.1')
+    await once(socket, 'connect')
+    socket.pause()
+    const body = JSON.stringify({ text: 'hi' })
+    socket.write('POST /api/bees/ticker/execute HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\ncontent-type: application/json\r\n' +
+      `x-registry-wallet-token: ${wallet.token}\r\ncontent-length: ${body.length}\r\n\r\n${body}`)
+    const before = fake.closedEarly.length
+    t.not(await within(20_000, async () => fake.closedEarly.length > before), null, 'the upstream was closed before its end')
+    t.not(await within(5000, async () => (await kinds(app, wallet.id)).includes('void')), null, 'voided')
+    t.equal(await balanceOf(app, wallet.id), 1)
+    let read = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (text: string) => { read = (read + text).slice(-2000) })
+    socket.resume()
+    t.not(await within(5000, async () => read.includes('STREAM_TOO_SLOW')), null, 'its last event says why')
+    socket.destroy()
   })
 
   await t.test('a door that takes only the result (MCP, A2A: Executor.execute) gets the stream\'s result, charged once', async (t) => {
