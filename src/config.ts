@@ -202,6 +202,24 @@ const ServiceSettings = Type.Object({
     default: 262_144,
     description: 'Most bytes a stream keeps waiting for a client that does not read; past them it ends with STREAM_TOO_SLOW.'
   }),
+  RUN_MAX_PER_WALLET: Type.Integer({
+    minimum: 0,
+    default: 20,
+    description: 'Runs one wallet token may have queued or running at once; one more is refused with 429 RUN_LIMIT_REACHED ' +
+      'before its hold. 0: no limit.'
+  }),
+  RUN_CALLBACK_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 30,
+    default: 8,
+    description: 'Attempts to deliver a run\'s completion webhook (Callback-Url) before it is given up.'
+  }),
+  RUN_CALLBACK_RETRY_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'The wait after a webhook delivery failed (an error status, no answer), doubled after each next failure, ' +
+      'at most an hour.'
+  }),
   PRICE_CURRENCY: CurrencyCode('ISO 4217 currency of Bee prices and new wallets.', { default: 'USD' }),
   PLATFORM_FEE_BPS: Type.Integer({
     minimum: 0,

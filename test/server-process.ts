@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ADMIN_TOKEN, SECRETS_KEY, UNREACHED_RATE_LIMITS } from './helper.js'
 import { freePort } from './free-port.js'
 
@@ -32,13 +33,16 @@ export function newerSource (): string | null {
 
 let bundleChecked = false
 
+// A path (.taprc's `./test/tsx.mjs`) is relative to the folder tap runs in; a package name resolves from here.
+const absoluteImport = (specifier: string): string => specifier.startsWith('.') ? pathToFileURL(resolve(specifier)).href : import.meta.resolve(specifier)
+
 /**
  * The node arguments that start a server from `entry`. The loader's `--import` is made absolute, so that a child
  * started in another folder finds it too. A bundle older than its sources would test old code: refused, with the fix.
  */
 export function serverArgs (entry: ServerEntry): string[] {
   if (entry === 'sources') {
-    const loaderArgs = process.execArgv.map((arg) => arg.startsWith('--import=') && !arg.includes(':') ? `--import=${import.meta.resolve(arg.slice('--import='.length))}` : arg)
+    const loaderArgs = process.execArgv.map((arg) => arg.startsWith('--import=') && !arg.includes(':') ? `--import=${absoluteImport(arg.slice('--import='.length))}` : arg)
     return [...loaderArgs, resolve('src/server.ts')]
   }
   if (!bundleChecked) {

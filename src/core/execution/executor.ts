@@ -1,4 +1,4 @@
-import type { ApiError } from '../errors.js'
+import { ApiError } from '../errors.js'
 import type { HealthRecorder } from '../health/recorder.js'
 import { verdictOf } from '../health/verdict.js'
 import { claimKey, releaseKey, type IdempotencyLimits, type Replay } from '../idempotency/claims.js'
@@ -15,6 +15,7 @@ import { holdPayment } from './payment.js'
 import type { PaymentOptions } from './payment-required.js'
 import { runAndSell, type StreamingContext } from './sale.js'
 import { claimPayment } from '../x402/payment-claim.js'
+import type { RunService, StartedRun } from '../runs/service.js'
 
 export interface ExecutorOptions {
   registry: Registry
@@ -30,6 +31,12 @@ export interface ExecutorOptions {
   /** Turns the ledger database's failures into 503s, counted toward its outage. */
   store: StoreHealth
 }
+
+/** What a door that can hand back a run needs of the run service: a run replayed under its Idempotency-Key, or started. */
+export type RunStarter = Pick<RunService, 'replay' | 'admit' | 'start'>
+
+/** An async Bee's call that became a run (or found the run its Idempotency-Key started). */
+export type RunStartOutcome = { ok: true, run: StartedRun }
 
 const refusedPayment = (step: Step) => !step.ok && step.error.statusCode === 402
 
@@ -147,16 +154,29 @@ export class Executor {
 
   /** The whole pipeline for doors that hand over a call at once; the ledger database away is a 503 outcome, not a throw. */
   async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
+    return await this.#guarded(this.#execute(request, null)) as ExecutionOutcome
+  }
+
+  /**
+   * As `execute`, but an async Bee's call becomes a run, as over HTTP: the same admission, the caller's Idempotency-Key
+   * giving back the run it started, the Bee's limit and the hold, which then lasts the run (RunService.start). A sync
+   * Bee's call runs whole, as `execute` runs it.
+   */
+  async executeOrStart (request: ExecutionRequest, runs: RunStarter): Promise<ExecutionOutcome | RunStartOutcome> {
+    return await this.#guarded(this.#execute(request, runs))
+  }
+
+  async #guarded<T> (work: Promise<T>): Promise<T | { ok: false, error: ApiError }> {
     try {
-      return await this.#execute(request)
+      return await work
     } catch (error) {
-      const refused = this.#options.store.refusal(error)
+      const refused = error instanceof ApiError && error.statusCode < 500 ? error : this.#options.store.refusal(error)
       if (refused === null) throw error
       return { ok: false, error: refused }
     }
   }
 
-  async #execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
+  async #execute (request: ExecutionRequest, runs: RunStarter | null): Promise<ExecutionOutcome | RunStartOutcome> {
     const admitted = await this.admit({
       bee: request.beeId,
       walletToken: request.walletToken,
@@ -170,6 +190,7 @@ export class Executor {
     const { execution } = admitted
     const valid = this.validate(execution, request.input)
     if (!valid.ok) return valid
+    if (runs !== null && execution.bee.record.config.executionMode !== 'sync') return await this.#start(execution, request, runs)
     try {
       const claimed = await this.claim(execution, request.idempotencyKey, request.input)
       if (!claimed.ok) return claimed
@@ -185,5 +206,21 @@ export class Executor {
     } finally {
       await this.release(execution)
     }
+  }
+
+  /**
+   * The steps of HTTP's run calls (src/http/execute/runs.ts), in its order: replay, the runs' own admission (the
+   * caller's limit of runs), the Bee's limit, the hold, the run.
+   */
+  async #start (execution: Execution, request: ExecutionRequest, runs: RunStarter): Promise<ExecutionOutcome | RunStartOutcome> {
+    const replayed = await runs.replay(execution, request.idempotencyKey, request.input)
+    if (replayed !== null) return { ok: true, run: { run: replayed, runKey: null, callbackSecret: null, created: false } }
+    await runs.admit(execution, null)
+    const limited = await this.limit(execution)
+    if (!limited.ok) return limited
+    const held = await this.hold(execution)
+    if (!held.ok) return held
+    const key = request.idempotencyKey
+    return { ok: true, run: await runs.start(execution, request.input, typeof key === 'string' ? key : null) }
   }
 }

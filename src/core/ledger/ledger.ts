@@ -7,6 +7,7 @@ import type { JournalRepository } from './journal/journal-repository.js'
 import type { OAuthRepository } from './oauth/oauth-repository.js'
 import type { Dialect } from './dialect.js'
 import type { PreparationRepository } from './preparations/preparation-repository.js'
+import type { RunCallbackRepository } from './run-callbacks/run-callback-repository.js'
 import type { RunRepository } from './runs/run-repository.js'
 import type { SubscriptionRepository } from './subscriptions/subscription-repository.js'
 import type { SettlementRepository } from './settlements/settlement-repository.js'
@@ -32,6 +33,8 @@ export interface Ledger {
   readonly preparations: PreparationRepository
   /** Runs of async Bees, which are also their jobs. */
   readonly runs: RunRepository
+  /** Runs' completion webhooks, which are also their deliveries' jobs. */
+  readonly runCallbacks: RunCallbackRepository
   /** Wallets' subscriptions to Bees priced `subscription`, and their quotas. */
   readonly subscriptions: SubscriptionRepository
   /** x402 payments settled for calls. */

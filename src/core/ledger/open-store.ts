@@ -23,6 +23,7 @@ import type { Dialect } from './dialect.js'
 import { migrateToLatest } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
 import { noRunNotifications, postgresRunNotifications, type RunNotifications } from './runs/notifications.js'
+import { sqlRunCallbackRepository } from './run-callbacks/sql-run-callback-repository.js'
 import { sqlRunRepository } from './runs/sql-run-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
 import { sqlSettlementRepository } from './settlements/sql-settlement-repository.js'
@@ -293,6 +294,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     catalog: sqlCatalogRepository(db, catalog(catalogNotifications), box, catalogNotifications),
     preparations: sqlPreparationRepository(db),
     runs: sqlRunRepository(db, dialect, runNotifications(migrationTableSchema)),
+    runCallbacks: sqlRunCallbackRepository(db, box),
     subscriptions: sqlSubscriptionRepository(db, subscriptions, options.platformFeeBps ?? 0),
     settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),
     tokens: sqlTokenRepository(db),

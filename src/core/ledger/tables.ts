@@ -177,6 +177,26 @@ export interface Tables {
     data: string
     created_at: string
   }
+  /** Completion webhooks of runs, which are also their deliveries' jobs (see RunCallbackRepository). */
+  run_callbacks: {
+    id: string
+    run_id: string
+    url: string
+    /** The whsec_ secret deliveries are signed with, sealed (SecretBox) under the callback's id. */
+    secret: string
+    /** Sent back with every delivery (A2A's push notification token), sealed like the secret; null without one. */
+    token: string | null
+    state: 'pending' | 'delivered' | 'failed'
+    attempts: number
+    /** When the next attempt is due; null before the first (due once the run ended). */
+    next_attempt_at: string | null
+    lease_until: string | null
+    /** The receiver's HTTP status at the last attempt; null when it did not answer. */
+    last_status: number | null
+    last_error: string | null
+    created_at: string
+    delivered_at: string | null
+  }
   builtin_bee_states: {
     id: string
     status: BeeStatus

@@ -2,11 +2,18 @@ import PgBoss from 'pg-boss'
 import { storeFaultOf } from '../ledger/store-faults.js'
 import type { Logger } from '../logger.js'
 import { createQueue, ledgerSchema } from '../preparations/queue/pg-boss-queue.js'
-import type { RunWorker } from './worker.js'
 
 export const RUN_JOB = 'bee-run'
 
+/** What the queue runs: a worker that claims that record, or the oldest due one ('idle' when there is none). */
+export interface RecordWorker {
+  runOnce (id?: string, queuedFor?: number): Promise<string>
+  stop (): void
+}
+
 export interface PgBossRunQueueOptions {
+  /** The job's name; RUN_JOB by default (runs' callbacks ride a queue of their own). */
+  job?: string
   connectionString: string
   /** pg-boss's schema; undefined: the ledger's schema with `_jobs` (shared with the preparations' queue). */
   schema: string | undefined
@@ -31,13 +38,13 @@ interface JobData { id: string }
  * claims due runs, as the database queue does, and expires the ones past their expiry.
  */
 export class PgBossRunQueue {
-  readonly #worker: RunWorker
+  readonly #worker: RecordWorker
   readonly #options: PgBossRunQueueOptions
   #boss: PgBoss | null = null
   #poller: NodeJS.Timeout | undefined
   #polling: Promise<void> | null = null
 
-  constructor (worker: RunWorker, options: PgBossRunQueueOptions) {
+  constructor (worker: RecordWorker, options: PgBossRunQueueOptions) {
     this.#worker = worker
     this.#options = options
   }
@@ -52,10 +59,11 @@ export class PgBossRunQueue {
     })
     this.#boss = boss
     await boss.start()
-    // No retries of its own: a run that failed has failed, and one whose worker died is the poller's.
-    await createQueue(boss, { name: RUN_JOB, retryLimit: 0, expireInSeconds })
+    // No retries of its own: a run that failed has failed, a callback's retries are its record's (the poller finds them
+    // due), and a record whose worker died is the poller's.
+    await createQueue(boss, { name: this.#job, retryLimit: 0, expireInSeconds })
     for (let i = 0; i < concurrency; i++) {
-      await boss.work<JobData>(RUN_JOB, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, pollMs / 1000) }, async (jobs) => {
+      await boss.work<JobData>(this.#job, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, pollMs / 1000) }, async (jobs) => {
         for (const job of jobs) await this.#worker.runOnce(job.data.id)
       })
     }
@@ -78,7 +86,11 @@ export class PgBossRunQueue {
 
   async enqueue (id: string): Promise<void> {
     if (this.#boss === null) throw new Error('the run queue is not started')
-    await this.#boss.send(RUN_JOB, { id } satisfies JobData)
+    await this.#boss.send(this.#job, { id } satisfies JobData)
+  }
+
+  get #job (): string {
+    return this.#options.job ?? RUN_JOB
   }
 
   async stop (): Promise<void> {

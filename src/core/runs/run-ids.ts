@@ -11,3 +11,9 @@ export function newRunId (): string {
 
 /** A run key: the capability to read a run that has no owner (a free Bee called without a wallet token). Shown once. */
 export const newRunKey = (): string => `rk_${randomBytes(24).toString('base64url')}`
+
+/** A callback's id; its deliveries' webhook-id is made from it. */
+export const newCallbackId = (): string => `cb_${randomBytes(16).toString('hex')}`
+
+/** A Standard Webhooks signing secret: whsec_ and 32 random bytes in base64, as the standard's libraries read it. */
+export const newCallbackSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`

@@ -53,6 +53,15 @@ export const Run = shared('Run', Type.Object({
   progress: Type.Unsafe<number | null>({ type: 'number', nullable: true, minimum: 0, maximum: 1, description: '0 to 1; null: unknown.' }),
   honey: Type.Unsafe<Record<string, unknown> | null>({ type: 'object', nullable: true, additionalProperties: true, description: 'Once succeeded: the Honey a sync call answers.' }),
   error: Type.Unsafe<RunError | null>({ ...RunError, nullable: true }),
-  runKey: Type.Optional(Type.String({ description: 'A free Bee\'s run started without a wallet token: the key that reads it (?key=), shown once.' }))
+  runKey: Type.Optional(Type.String({ description: 'A free Bee\'s run started without a wallet token: the key that reads it (?key=), shown once.' })),
+  callbackSecret: Type.Optional(Type.String({ description: 'With Callback-Url: the whsec_ secret its webhook is signed with (Standard Webhooks), shown once.' }))
 }, { description: 'A run of an async Bee (docs/runs.md).', examples: [RUN_EXAMPLE] }))
 export type Run = Static<typeof Run>
+
+/** The body of a run's completion webhook (Standard Webhooks' recommended shape: type, timestamp, data). */
+export const RunCallbackBody = Type.Object({
+  type: StringEnum(['run.succeeded', 'run.failed', 'run.cancelled', 'run.expired'], { description: 'How the run ended.' }),
+  timestamp: Timestamp('When this delivery was made.'),
+  data: Run
+}, { description: 'POSTed to a run\'s Callback-Url once it ended (docs/runs.md).' })
+export type RunCallbackBody = Static<typeof RunCallbackBody>

@@ -1,13 +1,15 @@
-import { failure, invalidCursor } from '../errors.js'
+import { failure, failureAs, invalidCursor, RateLimitedError, type ApiError } from '../errors.js'
+import type { ErrorCode } from '../error-catalog.js'
 import type { Execution } from '../execution/execution.js'
 import { KEY_PATTERN, requestHashOf } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
 import type { StoredRun } from '../ledger/runs/run-repository.js'
 import { hashSecret } from '../ledger/secrets.js'
+import type { EgressPolicy } from '../publishing/egress.js'
 import { storeFaultOf } from '../ledger/store-faults.js'
 import { later, now } from '../ledger/timestamps.js'
 import type { Logger } from '../logger.js'
-import { newRunId, newRunKey } from './run-ids.js'
+import { newCallbackId, newCallbackSecret, newRunId, newRunKey } from './run-ids.js'
 import { UNFINISHED, type Run } from './schemas.js'
 import type { RunSignals } from './signals.js'
 
@@ -17,10 +19,18 @@ export interface RunCaller {
   runKey: string | undefined
 }
 
+/** Where a run's caller asked to be told it ended, and the token to send back there (A2A's), if any. */
+export interface CallbackTarget {
+  url: string
+  token: string | null
+}
+
 export interface StartedRun {
   run: StoredRun
   /** The run key of a run without an owner, shown this once; null otherwise. */
   runKey: string | null
+  /** The secret its callback is signed with, shown this once; null without a callback (or for a run started before). */
+  callbackSecret: string | null
   /** False: the caller's Idempotency-Key named a run started before, which this is. */
   created: boolean
 }
@@ -36,13 +46,17 @@ export interface RunServiceOptions {
   queueSeconds: number
   /** RUN_MAX_SECONDS: the limit of a run whose Bee declares none. */
   runMaxSeconds: number
+  /** RUN_MAX_PER_WALLET: how many unfinished runs one wallet credential may have; 0: no limit. */
+  maxPerWallet: number
+  /** Checks a callback URL as a published endpoint is checked. */
+  egress: Pick<EgressPolicy, 'check'>
   log: Logger
 }
 
 const notFound = (id: string) => failure('RUN_NOT_FOUND', `No run you started has the id "${id}". A free Bee's run is read with the run key its Location gave.`)
 
-/** A run as its caller sees it; the run key only in the answer that started it. */
-export function runView (run: StoredRun, runKey: string | null = null): Run & { runKey?: string } {
+/** A run as its caller sees it; the run key and the callback's secret only in the answer that started it. */
+export function runView (run: StoredRun, runKey: string | null = null, callbackSecret: string | null = null): Run {
   return {
     id: run.id,
     beeId: run.beeId,
@@ -56,8 +70,19 @@ export function runView (run: StoredRun, runKey: string | null = null): Run & { 
     // An answer kept but not yet sold is not served.
     honey: run.status !== 'succeeded' || run.honey === null ? null : JSON.parse(run.honey) as Record<string, unknown>,
     error: run.error === null ? null : { code: run.error.code, message: run.error.message },
-    ...(runKey === null ? {} : { runKey })
+    ...(runKey === null ? {} : { runKey }),
+    ...(callbackSecret === null ? {} : { callbackSecret })
   }
+}
+
+/** How long a caller at its limit of runs is told to wait: runs are polled at about this pace. */
+const RUN_LIMIT_RETRY_SECONDS = 5
+
+/** Why a run failed or expired, as the error a sync call would have answered with; null for a run that did not. */
+export function runErrorOf (run: StoredRun): ApiError | null {
+  if (run.error === null) return null
+  const { code, status, message } = run.error
+  return failureAs(code as ErrorCode, (status ?? 500) as never, message)
 }
 
 /**
@@ -73,22 +98,44 @@ export class RunService {
   }
 
   /**
+   * Refuses, before the hold, a run its caller may not start: a callback URL the egress guard refuses (the same check
+   * as a published endpoint's, and again at each delivery), or a wallet credential with RUN_MAX_PER_WALLET runs
+   * unfinished already. A free Bee's run started without a credential has no wallet to count.
+   */
+  async admit (execution: Execution, callback: CallbackTarget | null): Promise<void> {
+    const { egress, ledger, maxPerWallet } = this.#options
+    if (callback !== null) {
+      const problem = callback.url.length > 2048 ? 'it is longer than 2048 characters' : await egress.check(callback.url)
+      if (problem !== null) throw failure('CALLBACK_URL_INVALID', `Callback-Url is refused: ${problem.replace(/^endpoint/, 'the URL')}.`)
+    }
+    if (maxPerWallet === 0 || execution.tokenHash === null) return
+    if (await ledger.runs.countUnfinished(execution.tokenHash) >= maxPerWallet) {
+      throw new RateLimitedError('RUN_LIMIT_REACHED', `This wallet token has ${maxPerWallet} runs queued or running, the most it may have at once; ` +
+        'start this one when one of them has ended. Nothing was charged.', RUN_LIMIT_RETRY_SECONDS)
+    }
+  }
+
+  /**
    * Queues a run of the admitted call. Its hold (placed already) is made to last the run's whole life: until its
    * expiry, and HOLD_TIMEOUT_SECONDS beyond, so the sweeper never voids the hold of a run still allowed to finish.
    * The caller's Idempotency-Key (with a wallet credential only: a key is scoped to it) returns the first run, and
-   * voids this call's hold.
+   * voids this call's hold. A callback is written before its run, so a run never lacks the callback its caller was
+   * promised; one whose run was not made (the key named an earlier run) is deleted, or purged later.
    */
-  async start (execution: Execution, input: unknown, idempotencyKey: string | null): Promise<StartedRun> {
+  async start (execution: Execution, input: unknown, idempotencyKey: string | null, callback: CallbackTarget | null = null): Promise<StartedRun> {
     const { ledger, queueSeconds, runMaxSeconds, holdTimeoutSeconds } = this.#options
     const { bee, hold, tokenHash } = execution
     const maxRunSeconds = bee.record.config.maxRunSeconds ?? runMaxSeconds
     const lifeSeconds = queueSeconds + maxRunSeconds
     const runKey = tokenHash === null ? newRunKey() : null
+    const runId = newRunId()
+    const callbackRow = callback === null ? null : { id: newCallbackId(), runId, ...callback, secret: newCallbackSecret(), createdAt: now() }
     let inserted
     try {
       if (hold !== null) await ledger.holds.renew(hold.id, lifeSeconds + holdTimeoutSeconds)
+      if (callbackRow !== null) await ledger.runCallbacks.insert(callbackRow)
       inserted = await ledger.runs.insert({
-        id: newRunId(),
+        id: runId,
         beeId: bee.record.id,
         ownerHash: tokenHash,
         keyHash: runKey === null ? null : hashSecret(runKey),
@@ -107,11 +154,12 @@ export class RunService {
     }
     if (!inserted.inserted) {
       if (hold !== null) await this.#void(hold.id, execution.requestId)
-      return { run: inserted.run, runKey: null, created: false }
+      if (callbackRow !== null) await ledger.runCallbacks.delete(callbackRow.id)
+      return { run: inserted.run, runKey: null, callbackSecret: null, created: false }
     }
     await this.#options.enqueue(inserted.run.id)
-    execution.log.info({ runId: inserted.run.id, beeId: bee.record.id }, 'run queued')
-    return { run: inserted.run, runKey, created: true }
+    execution.log.info({ runId: inserted.run.id, beeId: bee.record.id, callback: callbackRow !== null }, 'run queued')
+    return { run: inserted.run, runKey, callbackSecret: callbackRow?.secret ?? null, created: true }
   }
 
   /**
@@ -149,6 +197,18 @@ export class RunService {
     }
     await ended
     return await this.#options.ledger.runs.get(run.id) ?? current
+  }
+
+  /**
+   * The run once it ended (by its expiry at the latest; a minute past it, as it is, should no worker have expired it):
+   * for a protocol whose read of a result waits for it (MCP's tasks/result). Awaited a second at a time, so a run ended
+   * by another instance is seen within a second of its row.
+   */
+  async ended (run: StoredRun): Promise<StoredRun> {
+    let current = run
+    const until = Date.parse(run.expiresAt) + 60_000
+    while (UNFINISHED.includes(current.status) && Date.now() < until) current = await this.wait(current, 1)
+    return current
   }
 
   /**

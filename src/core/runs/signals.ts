@@ -1,14 +1,14 @@
 /**
  * What this process says about its runs as they happen: a run that ended (for the calls waiting on it here), and a
  * cancel or an expiry (for the worker running it here, which stops its upstream at once instead of at its next heartbeat).
- * A run worked on by another instance is seen by polling its row instead. An end is also told to `onEnd` (the run's
- * event readers, on every instance).
+ * A run worked on by another instance is seen by polling its row instead.
  */
 export class RunSignals {
   readonly #waiters = new Map<string, Set<() => void>>()
   readonly #running = new Map<string, AbortController>()
   readonly #onEnd: (id: string) => void
 
+  /** `onEnd` is told each time a run is said to have ended here (its callbacks are due). */
   constructor (onEnd: (id: string) => void = () => {}) {
     this.#onEnd = onEnd
   }

@@ -50,8 +50,9 @@ export function agentCard (origin: string, bees: readonly BeeRecord[]): AgentCar
   return {
     name: 'Apiary',
     description: 'A registry of Bees: capabilities with declared JSON input and output schemas, each a skill here. ' +
-      'Send a message with one data part {"beeId": "<skill id>", "input": {...}}; the answer is a finished task whose ' +
-      'artifact holds the Honey (the result with its confidence and freshness). Pay-per-use Bees charge the wallet ' +
+      'Send a message with one data part {"beeId": "<skill id>", "input": {...}}; the answer is a task whose ' +
+      'artifact holds the Honey (the result with its confidence and freshness); an async Bee\'s task may still be working: read it ' +
+      'with GetTask (returnImmediately answers it at once). Pay-per-use Bees charge the wallet ' +
       `whose token is sent in ${WALLET_HEADER_NAME}. The skills listed are the built-in Bees and the most reliable published ones; ` +
       `every Bee of the catalog is a skill: search it at ${origin}/api/bees?q=... (or MCP find_bees), and send its id.`,
     // One endpoint for both: A2A-Version tells them apart, and 1.0, listed first, is preferred.

@@ -9,6 +9,7 @@ export const RpcCode = {
   invalidParams: -32602,
   internalError: -32603,
   taskNotFound: -32001,
+  taskNotCancelable: -32002,
   pushNotificationNotSupported: -32003,
   unsupportedOperation: -32004,
   contentTypeNotSupported: -32005,

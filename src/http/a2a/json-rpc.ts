@@ -11,8 +11,11 @@ const JsonRpcId = Type.Unknown({ description: 'The id (string or number) of the 
 export const JsonRpcRequest = Type.Object({
   jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }),
   id: Type.Union([Type.String(), Type.Number()], { description: 'Request id; A2A calls are requests, never notifications.' }),
-  method: Type.String({ description: 'SendMessage; the other A2A methods answer UnsupportedOperation or PushNotificationNotSupported.' }),
-  params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A SendMessageRequest: `{message: {messageId, role: "ROLE_USER", parts: [{data: {beeId, input}}]}}`.' }))
+  method: Type.String({ description: 'SendMessage, GetTask or CancelTask; the other A2A methods answer UnsupportedOperation or PushNotificationNotSupported.' }),
+  params: Type.Optional(Type.Object({}, {
+    additionalProperties: true,
+    description: 'A SendMessageRequest: `{message: {messageId, role: "ROLE_USER", parts: [{data: {beeId, input}}]}}`; GetTask and CancelTask: `{id}`.'
+  }))
 }, {
   description: 'A JSON-RPC 2.0 request of the A2A JSON-RPC binding.',
   examples: [{
@@ -32,7 +35,7 @@ export const JsonRpcRequest = Type.Object({
 export const JsonRpcError = Type.Object({
   code: Type.Integer({
     description: '-32700 not JSON, -32600 not a JSON-RPC request, -32601 unknown method, -32602 invalid params (no usable data part, ' +
-      'unknown or inactive Bee), -32603 internal error, -32001 task not found, -32003 push notifications not supported, ' +
+      'unknown or inactive Bee), -32603 internal error, -32001 task not found, -32002 task not cancelable, -32003 push notifications not supported, ' +
       '-32004 unsupported operation, -32005 content type not supported, -32009 A2A version not supported.'
   }),
   message: Type.String({ description: 'What went wrong.' }),
@@ -49,9 +52,10 @@ export const JsonRpcErrorResponse = shared('A2aErrorResponse', Type.Object({ ...
 export const JsonRpcResponse = Type.Object({
   ...envelope,
   result: Type.Optional(Type.Union([
-    Type.Object({ task: Task }, { description: 'A 1.0 SendMessageResponse: the finished task.' }),
+    Type.Object({ task: Task }, { description: 'A 1.0 SendMessageResponse: the task.' }),
+    Task,
     LegacyTask
-  ], { description: 'The finished task: wrapped in `{task}` on 1.0, the 0.3 task itself on 0.3.' })),
+  ], { description: 'The task: wrapped in `{task}` by 1.0\'s SendMessage, itself for GetTask and CancelTask and on 0.3.' })),
   error: Type.Optional(JsonRpcError)
 }, { description: 'A JSON-RPC response: a result or an error.' })
 

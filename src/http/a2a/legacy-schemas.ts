@@ -21,13 +21,13 @@ export type LegacyAgentCard = Static<typeof LegacyAgentCard>
 
 export const LegacyTask = Type.Object({
   kind: Type.String({ enum: ['task'], description: 'task.' }),
-  id: Type.String({ description: 'A new task id.' }),
+  id: Type.String({ description: 'The task id.' }),
   contextId: Type.String({ description: 'The message\'s context, or a new one.' }),
   status: Type.Object({
-    state: Type.String({ enum: ['completed', 'auth-required', 'rejected', 'failed'], description: 'As TASK_STATE_* on 1.0.' }),
+    state: Type.String({ enum: ['submitted', 'working', 'completed', 'canceled', 'auth-required', 'rejected', 'failed'], description: 'As TASK_STATE_* on 1.0.' }),
     message: Type.Optional(open('Why not completed: the error as text and data parts.')),
     timestamp: Type.String({ description: 'When (ISO 8601).' })
-  }, { description: 'Where it ended.' }),
+  }, { description: 'Where it is.' }),
   artifacts: Type.Array(open('The Honey as a data part.'), { description: 'The Honey, when completed.' }),
   metadata: Type.Optional(open('As on 1.0.'))
-}, { description: 'The A2A 0.3 message/send result: the finished task.' })
+}, { description: 'The A2A 0.3 message/send, tasks/get and tasks/cancel result: the task.' })

@@ -27,6 +27,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const ROLES: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' }
 
 const STATES: Record<TaskState, string> = {
+  [TaskState.submitted]: 'submitted',
+  [TaskState.working]: 'working',
+  [TaskState.canceled]: 'canceled',
   [TaskState.completed]: 'completed',
   [TaskState.failed]: 'failed',
   [TaskState.rejected]: 'rejected',

@@ -49,7 +49,7 @@ export function readCall (params: unknown, context: SendContext): ReadCall {
     return {
       ok: false,
       error: protocolError(RpcCode.taskNotFound, 'TASK_NOT_FOUND',
-        'Apiary keeps no tasks: every SendMessage is a task of its own, finished in the answer. Send the message without taskId.',
+        'A task takes no further messages here: every SendMessage starts a task of its own. Send the message without taskId (read a task with GetTask).',
         { taskId: message.taskId.slice(0, 200) })
     }
   }
@@ -106,6 +106,21 @@ function stateOf (error: ApiError): TaskState {
   return error.statusCode < 500 ? TaskState.rejected : TaskState.failed
 }
 
+/** The agent's status message of a task that did not complete: the error's text for a person, and its body as data. */
+export function errorMessage (error: ApiError, taskId: string, contextId: string): Message {
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: 'ROLE_AGENT',
+    parts: [{ text: error.message }, { data: bodyOf(error), mediaType: JSON_MEDIA_TYPE }]
+  }
+}
+
+/** The Honey as a task's one artifact. */
+export const honeyArtifact = (honey: unknown): Task['artifacts'][number] =>
+  ({ artifactId: 'honey', name: 'honey', parts: [{ data: honey, mediaType: JSON_MEDIA_TYPE }] })
+
 /**
  * The core's outcome as the SendMessage result: a task already finished. Honey is its artifact's
  * data part (A2A §3.7: results are artifacts); a refusal is the status message, its text for a
@@ -115,18 +130,10 @@ export function taskOf (outcome: ExecutionOutcome, contextId: string): { task: T
   const id = randomUUID()
   const timestamp = new Date().toISOString()
   if (!outcome.ok) {
-    const body = bodyOf(outcome.error)
     if (notCallable.has(outcome.error.code)) {
-      return { error: { code: RpcCode.invalidParams, message: outcome.error.message, data: apiaryDetails(body) } }
+      return { error: { code: RpcCode.invalidParams, message: outcome.error.message, data: apiaryDetails(bodyOf(outcome.error)) } }
     }
-    const message: Message = {
-      messageId: randomUUID(),
-      contextId,
-      taskId: id,
-      role: 'ROLE_AGENT',
-      parts: [{ text: outcome.error.message }, { data: body, mediaType: JSON_MEDIA_TYPE }]
-    }
-    return { task: { id, contextId, status: { state: stateOf(outcome.error), message, timestamp }, artifacts: [] } }
+    return { task: { id, contextId, status: { state: stateOf(outcome.error), message: errorMessage(outcome.error, id, contextId), timestamp }, artifacts: [] } }
   }
   const { honey, replayed, charge } = outcome
   return {
@@ -134,7 +141,7 @@ export function taskOf (outcome: ExecutionOutcome, contextId: string): { task: T
       id,
       contextId,
       status: { state: TaskState.completed, timestamp },
-      artifacts: [{ artifactId: 'honey', name: 'honey', parts: [{ data: honey, mediaType: JSON_MEDIA_TYPE }] }],
+      artifacts: [honeyArtifact(honey)],
       metadata: {
         [META.replayed]: replayed,
         ...(charge === null

@@ -23,8 +23,11 @@ export const JSON_MEDIA_TYPE = 'application/json'
 /** The card's key for the wallet credential in securitySchemes and securityRequirements. */
 export const WALLET_SCHEME = 'walletToken'
 
-/** Task states as ProtoJSON spells them (A2A §5.5): only those a synchronous answer ends in. */
+/** Task states as ProtoJSON spells them (A2A §5.5): those a call ends in, and an async Bee's run goes through. */
 export const TaskState = {
+  submitted: 'TASK_STATE_SUBMITTED',
+  working: 'TASK_STATE_WORKING',
+  canceled: 'TASK_STATE_CANCELED',
   completed: 'TASK_STATE_COMPLETED',
   failed: 'TASK_STATE_FAILED',
   rejected: 'TASK_STATE_REJECTED',

@@ -18,7 +18,7 @@ export type Part = Static<typeof Part>
 export const Message = Type.Object({
   messageId: Type.String({ minLength: 1, description: 'Identifier the sender gives the message.' }),
   contextId: Type.Optional(Type.String({ description: 'The conversation the message belongs to.' })),
-  taskId: Type.Optional(Type.String({ description: 'The task the message continues; Apiary keeps no tasks, so a request must not set it.' })),
+  taskId: Type.Optional(Type.String({ description: 'The task the message continues; a task takes no further messages, so a request must not set it.' })),
   role: Type.String({ enum: ['ROLE_USER', 'ROLE_AGENT'], description: 'Who sent it: ROLE_USER in a request, ROLE_AGENT in an answer.' }),
   parts: Type.Array(Part, { minItems: 1, description: 'The content.' }),
   metadata: Type.Optional(Metadata)
@@ -28,7 +28,10 @@ export type Message = Static<typeof Message>
 export const SendMessageParams = Type.Object({
   tenant: Type.Optional(Type.String({ description: 'Tenant; Apiary declares none.' })),
   message: Message,
-  configuration: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Send configuration; the answer is always the finished task, whatever it asks.' })),
+  configuration: Type.Optional(Type.Object({}, {
+    additionalProperties: true,
+    description: 'Send configuration; returnImmediately: true answers an async Bee\'s task at once (SUBMITTED). The rest is not read.'
+  })),
   metadata: Type.Optional(Type.Object({}, {
     additionalProperties: true,
     description: '"ai.apiary/walletToken", "ai.apiary/idempotencyKey" and "ai.apiary/beeVersion" stand in for the headers when a client cannot set them.'
@@ -42,16 +45,17 @@ export const BeeCall = Type.Object({
 }, { description: 'The data part of a request: which Bee runs on what.' })
 
 export const Task = Type.Object({
-  id: Type.String({ description: 'The task id, new for every message (Apiary keeps no tasks).' }),
+  id: Type.String({ description: 'The task id, new for every message; an async Bee\'s task is read by it with GetTask.' }),
   contextId: Type.String({ description: 'The request message\'s contextId, or a new one.' }),
   status: Type.Object({
     state: Type.String({
-      enum: ['TASK_STATE_COMPLETED', 'TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_REJECTED', 'TASK_STATE_FAILED'],
-      description: 'COMPLETED with Honey; AUTH_REQUIRED when a funded wallet is needed (402); REJECTED when the request was refused (4xx); FAILED when running it failed (5xx).'
+      enum: ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED', 'TASK_STATE_CANCELED', 'TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_REJECTED', 'TASK_STATE_FAILED'],
+      description: 'COMPLETED with Honey; AUTH_REQUIRED when a funded wallet is needed (402); REJECTED when the request was refused (4xx); ' +
+        'FAILED when running it failed (5xx). An async Bee\'s run: SUBMITTED, WORKING, then COMPLETED, FAILED or CANCELED.'
     }),
     message: Type.Optional(Message),
     timestamp: Type.String({ description: 'When the task reached this state (ISO 8601, UTC).' })
-  }, { description: 'Where the task ended; its message carries the error body when it did not complete.' }),
+  }, { description: 'Where the task is; its message carries the error body when it did not complete.' }),
   artifacts: Type.Array(Type.Object({
     artifactId: Type.String({ description: 'Identifier of the artifact within the task.' }),
     name: Type.String({ description: 'Always "honey".' }),
@@ -61,7 +65,7 @@ export const Task = Type.Object({
     additionalProperties: true,
     description: '"ai.apiary/replayed" (an idempotent replay) and, for a paid call, "ai.apiary/charge" `{amount, balance, currency}`.'
   }))
-}, { description: 'The task a message started, already finished.' })
+}, { description: 'The task a message started: finished, or an async Bee\'s run.' })
 export type Task = Static<typeof Task>
 
 const StringList = Type.Object({ list: Type.Array(Type.String(), { description: 'Scopes (none for an API key).' }) }, { description: 'Scopes of one scheme.' })

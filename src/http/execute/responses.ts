@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from 'typebox'
-import type { CodesByStatus } from '../../core/error-catalog.js'
+import type { CodesByStatus, ErrorCode } from '../../core/error-catalog.js'
 import { PROXY_ERRORS } from '../../core/publishing/proxy.js'
 import type { ErrorCodes, RegisteredBee } from '../../core/registry.js'
-import { Honey, PaymentRequiredBody, ValidationErrorBody, type SharedSchema } from '../../core/schemas.js'
+import { Honey, PaymentRequiredBody, RateLimitedBody, ValidationErrorBody, type SharedSchema } from '../../core/schemas.js'
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER } from '../../core/x402/schemas.js'
 import { BALANCE_HEADER, BEE_VERSION_HEADER, COST_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
 import { BODY_CODES, PAYLOAD_TOO_LARGE, REQUEST_CODES, refusal, TOKEN_PAYMENT_CODES, UNSUPPORTED_MEDIA_TYPE } from '../refusals.js'
@@ -74,9 +74,11 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
     415: BODY_CODES[415],
     422: ['IDEMPOTENCY_KEY_REUSED'],
     429: EXECUTE_RATE_LIMIT_CODES,
-    500: bee?.remote === true ? ['INTERNAL_ERROR'] : ['INTERNAL_ERROR', 'BEE_OUTPUT_INVALID'],
-    ...upstream
+    500: bee?.remote === true ? ['INTERNAL_ERROR'] : ['INTERNAL_ERROR', 'BEE_OUTPUT_INVALID']
   }
+  // Added to, not replaced: a run's codes join the pipeline's own 400 and 429.
+  const byStatus = codes as Record<number, readonly ErrorCode[]>
+  for (const [status, list] of Object.entries(upstream)) byStatus[Number(status)] = [...byStatus[Number(status)] ?? [], ...list]
   if (paid) {
     codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS', 'SUBSCRIPTION_REQUIRED',
       'SUBSCRIPTION_QUOTA_EXHAUSTED', ...TOKEN_PAYMENT_CODES[402]]
@@ -138,7 +140,7 @@ export function executeResponses (result: TSchema, bee: RegisteredBee | undefine
   const paid = bee === undefined || bee.paid
   const refusals = Object.entries(executeErrorCodes(bee, upstream, x402)).map(([status, codes]) => {
     const { description, ...options } = EXECUTE_ERRORS[Number(status)] ?? { description: '' }
-    if (status === '429') return [status, executeRateLimitedResponse]
+    if (status === '429') return [status, codes.length === EXECUTE_RATE_LIMIT_CODES.length ? executeRateLimitedResponse : { ...executeRateLimitedResponse, ...refusal(executeRateLimitedResponse.description, codes, { body: RateLimitedBody }) }]
     if (status === '404') return [status, bee === undefined ? EXECUTE_NOT_FOUND : VERSION_NOT_FOUND]
     if (status === '402' && x402) {
       return [status, { ...refusal(description, codes, { ...options, name: 'PaymentRequiredX402' }), headers: X402_OFFER_HEADERS }]

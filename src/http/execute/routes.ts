@@ -4,7 +4,7 @@ import type { RegisteredBee } from '../../core/registry.js'
 import { AnyResult, BeeIdParams } from '../../core/schemas.js'
 import { admitBee, chargeForCall, claimIdempotencyKey, limitBee, runBee, settleIdempotencyKey, validateBody } from './hooks.js'
 import { anyUpstream, executeResponses, requestHeaders } from './responses.js'
-import { RUN_ACCEPTED, withPrefer, withRunCodes } from './runs.js'
+import { RUN_ACCEPTED, withRunHeaders, withRunCodes } from './runs.js'
 import { admitStream, withAccept, withStreamCodes } from './streams.js'
 
 /** The hooks every execute route runs, in the pipeline's order; `validate` only where the route schema cannot. */
@@ -53,7 +53,7 @@ export function mountGenericExecute (fastify: FastifyInstance) {
         'GET /api/bees/{id}/openapi.json.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
-      headers: withAccept(withPrefer(requestHeaders(fastify.x402 !== null))),
+      headers: withAccept(withRunHeaders(requestHeaders(fastify.x402 !== null))),
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
       response: { ...executeResponses(AnyResult, undefined, withStreamCodes(withRunCodes(anyUpstream(fastify))), fastify.x402 !== null), 202: RUN_ACCEPTED }
     },

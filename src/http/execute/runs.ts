@@ -1,14 +1,12 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Execution } from '../../core/execution/execution.js'
 import type { StoredRun } from '../../core/ledger/runs/run-repository.js'
-import { failureAs } from '../../core/errors.js'
-import type { ErrorCode } from '../../core/error-catalog.js'
-import { runView } from '../../core/runs/service.js'
+import { runErrorOf, runView, type CallbackTarget } from '../../core/runs/service.js'
 import { Run } from '../../core/runs/schemas.js'
 import { ref } from '../../core/schemas.js'
 import type { ErrorCodes } from '../../core/registry.js'
 import { Type, type TObject } from 'typebox'
-import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
+import { CALLBACK_HEADER, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../execution-headers.js'
 
 /*
  * The execute door's runs: a call to an async (or stream) Bee becomes a run, answered 202 with its Location at once
@@ -24,17 +22,32 @@ export const RUN_ACCEPTED = {
   headers: { location: header('The run.'), 'preference-applied': header('respond-async, if asked (RFC 7240).') }
 }
 
-/** What any Bee's call can fail with, with what only a run can: expiring while the call waited for it. */
-export const withRunCodes = (upstream: ErrorCodes): ErrorCodes => ({ ...upstream, 504: [...upstream[504] ?? [], 'RUN_EXPIRED'] })
+/**
+ * What any Bee's call can fail with, with what only a run can: a refused Callback-Url, the wallet's limit of runs,
+ * expiring while the call waited for it.
+ */
+export const withRunCodes = (upstream: ErrorCodes): ErrorCodes => ({
+  ...upstream, 400: [...upstream[400] ?? [], 'CALLBACK_URL_INVALID'], 429: [...upstream[429] ?? [], 'RUN_LIMIT_REACHED'], 504: [...upstream[504] ?? [], 'RUN_EXPIRED']
+})
 
-/** An execute route's request headers, with Prefer. */
-export const withPrefer = <T extends TObject>(headers: T) => Type.Object({
+/** An execute route's request headers, with a run's: Prefer and Callback-Url. */
+export const withRunHeaders = <T extends TObject>(headers: T) => Type.Object({
   ...headers.properties,
   prefer: Type.Optional(Type.String({
     description: 'Async Bees (RFC 7240): respond-async (202 at once) or wait=N.',
     examples: ['respond-async']
+  })),
+  [CALLBACK_HEADER]: Type.Optional(Type.String({
+    maxLength: 2048,
+    description: 'Async Bees: an https URL POSTed the run once it ended, signed (Standard Webhooks) with the 202\'s callbackSecret. Answers 202 at once.'
   }))
 })
+
+/** The callback a run call asks for (Callback-Url); null when none. */
+function callbackOf (request: FastifyRequest): CallbackTarget | null {
+  const url = request.headers[CALLBACK_HEADER]
+  return typeof url === 'string' && url !== '' ? { url, token: null } : null
+}
 
 /** Whether the call is one to run: its Bee says its calls outlive a request. */
 export const isRunCall = (execution: Execution): boolean => execution.bee.record.config.executionMode !== 'sync'
@@ -58,17 +71,26 @@ export function preferencesOf (header: string | string[] | undefined): Preferenc
 const locationOf = (run: StoredRun, runKey: string | null) => `/api/runs/${run.id}${runKey === null ? '' : `?key=${runKey}`}`
 
 /** The 202 of a run not ended yet (or ended otherwise than by its answer): the run, and where to poll it. */
-function accepted (reply: FastifyReply, run: StoredRun, runKey: string | null, respondAsync: boolean): string {
+function accepted (reply: FastifyReply, run: StoredRun, runKey: string | null, respondAsync: boolean, callbackSecret: string | null = null): string {
   reply.code(202).header('location', locationOf(run, runKey)).header('retry-after', '1')
   if (respondAsync) reply.header('preference-applied', 'respond-async')
   reply.type('application/json; charset=utf-8')
-  return JSON.stringify(runView(run, runKey))
+  return JSON.stringify(runView(run, runKey, callbackSecret))
 }
 
-/** preHandler in place of the idempotency claim: the caller's Idempotency-Key gives back the run it started, as it is now. */
+/**
+ * preHandler in place of the idempotency claim: the caller's Idempotency-Key gives back the run it started, as it is
+ * now; a new run is admitted (its Callback-Url checked, the wallet's limit of runs) before its hold.
+ */
 export function claimRun (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const execution = request.execution as Execution
-  request.server.runs.replay(execution, request.headers[IDEMPOTENCY_HEADER], request.body).then((run) => {
+  const { runs } = request.server
+  const replayedOrAdmitted = async (): Promise<StoredRun | null> => {
+    const run = await runs.replay(execution, request.headers[IDEMPOTENCY_HEADER], request.body)
+    if (run === null) await runs.admit(execution, callbackOf(request))
+    return run
+  }
+  replayedOrAdmitted().then((run) => {
     if (run === null) {
       done()
       return
@@ -87,15 +109,18 @@ export async function startRun (request: FastifyRequest, reply: FastifyReply): P
   const { runs, config } = request.server
   const key = request.headers[IDEMPOTENCY_HEADER]
   const { respondAsync, wait } = preferencesOf(request.headers.prefer)
-  const started = await runs.start(execution, request.body, typeof key === 'string' ? key : null)
+  const callback = callbackOf(request)
+  const started = await runs.start(execution, request.body, typeof key === 'string' ? key : null, callback)
   if (!started.created) reply.header(REPLAYED_HEADER, 'true')
-  if (respondAsync) return accepted(reply, started.run, started.runKey, true)
+  // A caller to be called back is answered at once: the callback's secret is in this answer only.
+  if (respondAsync || callback !== null) return accepted(reply, started.run, started.runKey, respondAsync, started.callbackSecret)
   const run = await runs.wait(started.run, Math.min(wait ?? config.RUN_WAIT_SECONDS, config.RUN_WAIT_SECONDS))
   reply.header('content-location', locationOf(run, started.runKey))
   if (run.status === 'succeeded' && run.honey !== null) {
     reply.type('application/json; charset=utf-8')
     return run.honey
   }
-  if (run.error?.status !== undefined) throw failureAs(run.error.code as ErrorCode, run.error.status as never, run.error.message)
+  const failed = run.error?.status === undefined ? null : runErrorOf(run)
+  if (failed !== null) throw failed
   return accepted(reply, run, started.runKey, false)
 }

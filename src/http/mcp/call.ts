@@ -20,7 +20,8 @@ export interface CallContext {
   baseUrl: () => string
 }
 
-const metaString = (meta: Record<string, unknown> | undefined, key: string) => {
+/** A string `_meta` value, or undefined. */
+export const metaString = (meta: Record<string, unknown> | undefined, key: string) => {
   const value = meta?.[key]
   return typeof value === 'string' ? value : undefined
 }

@@ -5,7 +5,8 @@ import { directRequest } from './direct.js'
 import { ExchangeTransport } from './exchange-transport.js'
 import type { McpOptions } from './options.js'
 import { mcpServer } from './server.js'
-import { answerToolsCall, toolsCall } from './tools-call.js'
+import { callToolAsTask } from './tasks.js'
+import { answerToolsCall, taskToolsCall, toolsCall } from './tools-call.js'
 
 /**
  * Streamable HTTP, stateless, answered with JSON, for both protocol eras. The SDK's handler serves the
@@ -34,13 +35,15 @@ export class McpEndpoint {
    * The answer (HTTP 200, in JSON) to a 2025-era request that the SDK's stateless transport would answer
    * so. A plain tools/call, the call agents make most, is answered by the tool-call code itself, written
    * as the SDK's server writes it, without the SDK's schema checks and a server built for it
-   * (tools-call.ts); any other request goes to a fresh server through a transport of one exchange: the
+   * (tools-call.ts), and so is a task-augmented one (tasks.ts); any other request goes to a fresh server through a transport of one exchange: the
    * same server and protocol handling, without a web Request and Response around them. Undefined for
    * every other request, which `serve` answers.
    */
   async answer (headers: IncomingHttpHeaders, message: unknown, context: CallContext): Promise<JSONRPCResponse | undefined> {
     const call = toolsCall(headers, message)
     if (call !== undefined) return await answerToolsCall(call.id, () => callTool(this.#options, context, call.params, 'legacy'))
+    const taskCall = taskToolsCall(headers, message)
+    if (taskCall !== undefined) return await answerToolsCall(taskCall.id, () => callToolAsTask(this.#options, context, taskCall.params, 'legacy'))
     const request = directRequest(headers, message)
     if (request === undefined) return undefined
     const transport = new ExchangeTransport()

@@ -1,5 +1,7 @@
 import type { ApiError } from '../../core/errors.js'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
+import type { RunStartOutcome } from '../../core/execution/executor.js'
+import type { RunService } from '../../core/runs/service.js'
 import type { CatalogListing } from '../../core/catalog-listing.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { Registry } from '../../core/registry.js'
@@ -15,6 +17,12 @@ export interface McpOptions {
   /** The catalog a page at a time, for tools/list, resources/list and find_bees. */
   listing: CatalogListing
   execute (request: ExecutionRequest): Promise<ExecutionOutcome>
+  /** As execute, an async Bee's call becoming a run: a task-augmented tools/call. */
+  executeOrStart (request: ExecutionRequest): Promise<ExecutionOutcome | RunStartOutcome>
+  /** Runs, read, awaited, cancelled and listed as tasks. */
+  runs: Pick<RunService, 'get' | 'ended' | 'cancel' | 'list'>
+  /** RUN_RETENTION_HOURS, for a task's ttl. */
+  runRetentionHours: number
   /** The 503 for a failure that is the ledger database being away or full (StoreHealth.refusal); null for any other. */
   storeRefusal (error: unknown): ApiError | null
 }

@@ -6,6 +6,7 @@ import type { McpOptions } from './options.js'
 import type { Era } from './errors.js'
 import { listTools } from './list.js'
 import { BEE_TEMPLATE, listResources, LLMS_URI, readResource, resourceTemplates } from './resources.js'
+import { TASK_PARAMS, taskMethods } from './tasks.js'
 
 const instructions = 'Every Bee of the Apiary registry is a tool named by its id. Call find_bees to search the catalog ' +
   `(by words, category, price or recent success rate), then call the Bee. Pay-per-use Bees need a funded wallet token in the ${WALLET_HEADER_NAME} ` +
@@ -21,7 +22,12 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   const server = new Server({ name: 'apiary', title: 'Apiary', version: '1.0.0' }, {
     // 2025-era requests come without a session, so there is no stream to announce a change on; on
     // 2026-07-28 a client opens one with subscriptions/listen.
-    capabilities: { tools: { listChanged: era === 'modern' }, resources: { listChanged: era === 'modern' } },
+    capabilities: {
+      tools: { listChanged: era === 'modern' },
+      resources: { listChanged: era === 'modern' },
+      // 2025-11-25's tasks: an async Bee's tools/call as a task. The 2026-07-28 revision moved tasks to an extension, not served.
+      ...(era === 'legacy' ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {})
+    },
     instructions,
     // The list is the same for every caller, and changes whenever a Bee is published, changed or removed.
     cacheHints: {
@@ -40,5 +46,12 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   server.setRequestHandler('resources/templates/list', () => resourceTemplates)
   server.setRequestHandler('resources/read', ({ params }) => guarded(readResource(registry, listing, board, search, params.uri, context.baseUrl)))
   server.setRequestHandler('tools/call', ({ params }) => callTool(options, context, params, era))
+  if (era === 'legacy') {
+    const tasks = taskMethods(options, context, era)
+    server.setRequestHandler('tasks/get', { params: TASK_PARAMS['tasks/get'] }, (params) => guarded(tasks.get(params)))
+    server.setRequestHandler('tasks/result', { params: TASK_PARAMS['tasks/result'] }, (params) => guarded(tasks.result(params)))
+    server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS['tasks/cancel'] }, (params) => guarded(tasks.cancel(params)))
+    server.setRequestHandler('tasks/list', { params: TASK_PARAMS['tasks/list'] }, (params) => guarded(tasks.list(params)))
+  }
   return server
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { ProtocolErrorCode, type CallToolRequestParams, type CallToolResult, type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/server'
+import { ProtocolErrorCode, type CallToolRequestParams, type CallToolResult, type CreateTaskResult, type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/server'
 import { Type } from 'typebox'
 import { bodyAjv } from '../../core/validation.js'
 import { answeredInJson } from './direct.js'
@@ -29,16 +29,37 @@ export const ToolsCall = Type.Object({
   }, { additionalProperties: false })
 }, { additionalProperties: false })
 
-/** Compiled once: the check every MCP request meets first. No defaults in it, so it never changes the message. */
-const isToolsCall = bodyAjv.compile<{ id: RequestId, params: CallToolRequestParams }>(ToolsCall)
+/**
+ * A task-augmented tools/call (2025-11-25) of the same shape: `task` asks for a task, with the ttl the client would
+ * like. The SDK's 2.x server has no task runtime (its tools/call result check refuses a task), so the endpoint answers
+ * these itself (tasks.ts); one outside the shape goes the SDK's way, which runs it as a plain call.
+ */
+export const TaskToolsCall = Type.Object({
+  ...ToolsCall.properties,
+  params: Type.Object({
+    ...ToolsCall.properties.params.properties,
+    task: Type.Object({ ttl: Type.Optional(Type.Number({ minimum: 0 })) }, { additionalProperties: false })
+  }, { additionalProperties: false })
+}, { additionalProperties: false })
+
+type Call = { id: RequestId, params: CallToolRequestParams }
+
+/** Compiled once: the checks every MCP request meets first. No defaults in them, so they never change the message. */
+const isToolsCall = bodyAjv.compile<Call>(ToolsCall)
+const isTaskToolsCall = bodyAjv.compile<Call>(TaskToolsCall)
 
 /**
  * The id and params of a 2025-era tools/call that the endpoint answers without the SDK's server: one it
  * would route to that server and answer 200 in JSON (`answeredInJson`), of the shape above. Undefined
  * for every other request.
  */
-export function toolsCall (headers: IncomingHttpHeaders, message: unknown): { id: RequestId, params: CallToolRequestParams } | undefined {
+export function toolsCall (headers: IncomingHttpHeaders, message: unknown): Call | undefined {
   return isToolsCall(message) && answeredInJson(headers) ? message : undefined
+}
+
+/** The id and params of a task-augmented tools/call of the shape above, answered as toolsCall's are; undefined for any other request. */
+export function taskToolsCall (headers: IncomingHttpHeaders, message: unknown): Call | undefined {
+  return isTaskToolsCall(message) && answeredInJson(headers) ? message : undefined
 }
 
 /**
@@ -49,9 +70,10 @@ export function toolsCall (headers: IncomingHttpHeaders, message: unknown): { id
  * integer (a ProtocolError's: callTool throws -32602 and -32603, which the 2025 codec writes unchanged),
  * else -32603, with its message and its data.
  */
-export async function answerToolsCall (id: RequestId, call: () => Promise<CallToolResult>): Promise<JSONRPCResponse> {
+export async function answerToolsCall (id: RequestId, call: () => Promise<CallToolResult | CreateTaskResult>): Promise<JSONRPCResponse> {
   try {
-    const { _meta, content, structuredContent, isError, ...rest } = await call()
+    // A CreateTaskResult has none of a tool result's members: its task comes with the rest.
+    const { _meta, content, structuredContent, isError, ...rest } = await call() as CallToolResult
     return { result: { _meta, content, structuredContent, isError, ...rest }, jsonrpc: '2.0', id }
   } catch (thrown) {
     const { code, message, data } = thrown as { code?: unknown, message?: string, data?: unknown }

@@ -26,6 +26,8 @@ export function beeTool (record: BeeRecord): Tool {
       idempotentHint: !paid,
       openWorldHint: record.type === 'remote'
     },
+    // An async Bee's call may be a task (2025-11-25), or a plain call answered within the request.
+    ...(record.config.executionMode === 'sync' ? {} : { execution: { taskSupport: 'optional' as const } }),
     _meta: {
       [META.pricing]: { ...record.pricing },
       [META.status]: record.status,

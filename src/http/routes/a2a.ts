@@ -23,7 +23,11 @@ import { LLMS_SELECTION } from './llms.js'
 const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
   const { board } = fastify.beeHealth
-  const endpoint = new A2aEndpoint({ execute: (request) => executor.execute(request) })
+  const endpoint = new A2aEndpoint({
+    executeOrStart: (request) => executor.executeOrStart(request, fastify.runs),
+    runs: fastify.runs,
+    waitSeconds: fastify.config.RUN_WAIT_SECONDS
+  })
   // One card per registry and health version, A2A version and origin the service is reached at (bounded: Host is the client's).
   const fresh = () => ({
     version: registry.version,
@@ -78,10 +82,12 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
       operationId: 'a2a',
       security: [{}, { walletToken: [] }],
       summary: `A2A ${A2A_VERSION} and ${LEGACY_A2A_VERSION} JSON-RPC endpoint`,
-      description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the finished task: ' +
+      description: 'SendMessage with one data part {"beeId", "input"} runs the Bee and answers with the task: ' +
         'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +
-        'message), REJECTED for another refusal, FAILED when running it failed. Without A2A-Version: 1.0, A2A 0.3: ' +
-        'message/send, in 0.3\'s shapes. Pay-per-use Bees take ' +
+        'message), REJECTED for another refusal, FAILED when running it failed. An async Bee\'s task is a run (docs/runs.md): ' +
+        'SUBMITTED at once with returnImmediately (0.3: blocking false), else answered once ended or after RUN_WAIT_SECONDS; ' +
+        'GetTask and CancelTask read and cancel it. Without A2A-Version: 1.0, A2A 0.3: ' +
+        'message/send, tasks/get, tasks/cancel, in 0.3\'s shapes. Pay-per-use Bees take ' +
         'the wallet token from X-Registry-Wallet-Token, else from the request\'s metadata "ai.apiary/walletToken"; ' +
         'Idempotency-Key likewise ("ai.apiary/idempotencyKey"). Other methods answer UnsupportedOperation (-32004) or ' +
         'PushNotificationNotSupported (-32003); JSON-RPC errors come with HTTP 200 unless the HTTP request itself was refused.',

@@ -23,6 +23,9 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     search: fastify.catalog.search,
     listing: fastify.catalog.listing,
     execute: (request) => executor.execute(request),
+    executeOrStart: (request) => executor.executeOrStart(request, fastify.runs),
+    runs: fastify.runs,
+    runRetentionHours: fastify.config.RUN_RETENTION_HOURS,
     storeRefusal: (error) => fastify.storeHealth.refusal(error)
   })))
   // A catalog sync may change many Bees at once: their listeners hear of it once. Before the first MCP request there are none.
@@ -56,7 +59,8 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
         'an SSE stream (except subscriptions/listen). Pay-per-use Bees take the wallet token from X-Registry-Wallet-Token, ' +
         'else from the call\'s _meta "ai.apiary/walletToken"; Idempotency-Key likewise ("ai.apiary/idempotencyKey"). ' +
         'GET and DELETE are not offered (405): there are no sessions and no server-initiated streams. ' +
-        'An OAuth access token in Authorization: Bearer pays like a wallet token (docs/agents/oauth.md).' + extra,
+        'An OAuth access token in Authorization: Bearer pays like a wallet token (docs/agents/oauth.md). ' +
+        'An async Bee\'s tools/call with params.task is a 2025-11-25 task: tasks/get, tasks/result, tasks/cancel, tasks/list.' + extra,
     // Titled, the document lists the request once for both doors (validation is the SDK's: see validatorCompiler).
     body: { ...JsonRpcRequest, title: 'McpRequest' },
     // /mcp and /mcp/oauth answer alike: each answer is listed once in the document (a shared shape's by its name).

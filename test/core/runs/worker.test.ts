@@ -103,5 +103,15 @@ for (const backend of backends) {
       t.match(await ledger.runs.get(run.id), { status: 'expired', error: { code: 'RUN_EXPIRED' } })
       t.same(await kinds(), ['deposit', 'hold', 'void'])
     })
+
+    await t.test('a run ended longer ago than RUN_RETENTION_HOURS is purged by the sweep; a younger one is kept', async (t) => {
+      const { run: old } = await ledger.runs.insert(newRun())
+      const { run: recent } = await ledger.runs.insert(newRun())
+      await ledger.runs.settle(old.id, { from: ['queued'], status: 'cancelled', at: later(-3601) })
+      await ledger.runs.settle(recent.id, { from: ['queued'], status: 'cancelled', at: later(-3599) })
+      t.equal(await worker.runOnce(), 'idle')
+      t.equal(await ledger.runs.get(old.id), null, 'purged: its id answers 404')
+      t.match(await ledger.runs.get(recent.id), { status: 'cancelled' })
+    })
   })
 }

@@ -45,14 +45,14 @@ test('malformed JSON-RPC is answered per the protocol, never with a 5xx', async 
   t.equal(violation.id, 'r1', 'the request id is echoed')
   t.match(violation.error.data[0], { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: '/message/parts/data/beeId' }] })
   const query = await fetch(`${base}/a2a?A2A-Version=1.0`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc('GetTask', { id: 'x' }) })
-  t.equal((await query.json() as { error: { code: number } }).error.code, -32004, 'the version may come as a request parameter')
+  t.equal((await query.json() as { error: { code: number } }).error.code, -32001, 'the version may come as a request parameter (no such task)')
 })
 
 test('what the card does not declare is refused with the error the spec names for it', async (t) => {
   const { base } = await listening(t)
   const client = await connect(base)
-  await t.rejects(client.getTask({ tenant: '', id: 'any' }), { name: 'UnsupportedOperationError', envelopeCode: -32004 })
-  await t.rejects(client.cancelTask({ tenant: '', id: 'any', metadata: undefined }), { name: 'UnsupportedOperationError' })
+  await t.rejects(client.getTask({ tenant: '', id: 'any' }), { name: 'TaskNotFoundError', envelopeCode: -32001 }, 'tasks are async Bees\' runs: no such one')
+  await t.rejects(client.cancelTask({ tenant: '', id: 'any', metadata: undefined }), { name: 'TaskNotFoundError' })
   await t.rejects(client.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '', statusTimestampAfter: undefined }), { name: 'UnsupportedOperationError' })
   const push = await post(base, rpc('CreateTaskPushNotificationConfig', { taskId: 'any', url: 'https://example.com' }))
   t.equal((await push.json() as { error: { code: number } }).error.code, -32003, 'push notifications are not supported')

@@ -15,6 +15,9 @@ async function setup (t: Parameters<typeof build>[0]) {
     search: app.catalog.search,
     listing: app.catalog.listing,
     execute: (request) => app.executor.execute(request),
+    executeOrStart: (request) => app.executor.executeOrStart(request, app.runs),
+    runs: app.runs,
+    runRetentionHours: app.config.RUN_RETENTION_HOURS,
     storeRefusal: (error) => app.storeHealth.refusal(error)
   })
   t.teardown(() => endpoint.close())

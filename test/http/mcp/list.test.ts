@@ -182,7 +182,11 @@ test('on 2026-07-28 a listening client hears that the tool list changed; 2025-er
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
   })
   const { capabilities } = ((await legacy.json()) as { result: { capabilities: unknown } }).result
-  t.same(capabilities, { tools: { listChanged: false }, resources: { listChanged: false } })
+  t.same(capabilities, {
+    tools: { listChanged: false },
+    resources: { listChanged: false },
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  }, 'no list changes; tasks (2025-11-25) for tools/call')
 
   const client = new Client({ name: 'apiary-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new StreamableHTTPClientTransport(url))

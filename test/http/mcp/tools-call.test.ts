@@ -114,6 +114,9 @@ test('when the core fails, the fast path answers with the JSON-RPC error the SDK
       search: app.catalog.search,
       listing: app.catalog.listing,
       execute,
+      executeOrStart: (request) => app.executor.executeOrStart(request, app.runs),
+      runs: app.runs,
+      runRetentionHours: app.config.RUN_RETENTION_HOURS,
       storeRefusal: (error) => app.storeHealth.refusal(error)
     })
     t.teardown(() => endpoint.close())

@@ -80,6 +80,8 @@ export interface RunRepository {
   insert (run: NewRun): Promise<{ inserted: true, run: StoredRun } | { inserted: false, run: StoredRun }>
   get (id: string): Promise<StoredRun | null>
   byIdempotencyKey (ownerHash: string, key: string): Promise<StoredRun | null>
+  /** How many of the owner's runs are queued or running. */
+  countUnfinished (ownerHash: string): Promise<number>
   /** The owner's runs, newest first. */
   list (request: RunListRequest): Promise<PageOutcome<StoredRun>>
   /**

@@ -93,6 +93,12 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect, notifica
 
     byIdempotencyKey: byKey,
 
+    async countUnfinished (ownerHash) {
+      const row = await db.selectFrom('runs').select((eb) => eb.fn.countAll().as('n'))
+        .where('owner_hash', '=', ownerHash).where('status', 'in', ['queued', 'running']).executeTakeFirst()
+      return Number(row?.n ?? 0)
+    },
+
     async list ({ ownerHash, limit, cursor }) {
       const before = cursor === undefined ? undefined : decodeCursor(cursor, idShape)
       if (before === null) return INVALID_CURSOR
