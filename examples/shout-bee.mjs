@@ -2,8 +2,7 @@
 // X-Apiary-Signature header, checked in signed-by-apiary.mjs) and answers {shout, length}. Run: APIARY_SIGNING_SECRET=bsk_… node examples/shout-bee.mjs
 // With WORK_SECONDS=N it is a long-running Bee (publish it with config.executionMode "async", docs/runs.md): each call
 // takes N seconds, printing its progress, and stops when Apiary closes the connection (a cancel, a timeout).
-import { createServer } from 'node:http'
-import { signedByApiary } from './signed-by-apiary.mjs'
+import { serveSignedCalls } from './signed-by-apiary.mjs'
 
 const secret = process.env.APIARY_SIGNING_SECRET ?? ''
 const port = Number(process.env.PORT ?? 8080)
@@ -17,18 +16,9 @@ async function work (requestId, response) {
   }
 }
 
-createServer((request, response) => {
-  let body = ''
-  request.on('data', (chunk) => { body += chunk })
-  request.on('end', async () => {
-    if (!signedByApiary(secret, request.headers, body)) {
-      response.writeHead(401).end()
-      return
-    }
-    const { text } = JSON.parse(body)
-    await work(request.headers['x-request-id'], response)
-    if (response.destroyed) return console.log(`${request.headers['x-request-id']}: stopped, the caller has gone`)
-    response.writeHead(200, { 'content-type': 'application/json', 'x-bee-confidence': '1' })
-    response.end(JSON.stringify({ shout: text.toUpperCase(), length: text.length }))
-  })
-}).listen(port, '127.0.0.1', () => console.log(`shout Bee on http://127.0.0.1:${port}/shout`))
+serveSignedCalls(secret, port, async ({ text }, request, response) => {
+  await work(request.headers['x-request-id'], response)
+  if (response.destroyed) return console.log(`${request.headers['x-request-id']}: stopped, the caller has gone`)
+  response.writeHead(200, { 'content-type': 'application/json', 'x-bee-confidence': '1' })
+  response.end(JSON.stringify({ shout: text.toUpperCase(), length: text.length }))
+}).on('listening', () => console.log(`shout Bee on http://127.0.0.1:${port}/shout`))
