@@ -1,9 +1,8 @@
 // A publisher's Bee in a dozen lines: it checks that each call comes from the registry (the
-// X-Apiary-Signature header) and answers {shout, length}. Run: APIARY_SIGNING_SECRET=bsk_… node examples/shout-bee.mjs
+// X-Apiary-Signature header, checked in signed-by-apiary.mjs) and answers {shout, length}. Run: APIARY_SIGNING_SECRET=bsk_… node examples/shout-bee.mjs
 // With WORK_SECONDS=N it is a long-running Bee (publish it with config.executionMode "async", docs/runs.md): each call
 // takes N seconds, printing its progress, and stops when Apiary closes the connection (a cancel, a timeout).
-import { createHmac, timingSafeEqual } from 'node:crypto'
-import { createServer } from 'node:http'
+import { serveSignedCalls } from './signed-by-apiary.mjs'
 
 const secret = process.env.APIARY_SIGNING_SECRET ?? ''
 const port = Number(process.env.PORT ?? 8080)
@@ -17,30 +16,9 @@ async function work (requestId, response) {
   }
 }
 
-function signedByApiary (headers, body) {
-  const timestamp = Number(headers['x-apiary-timestamp'])
-  // Refuse replays of old calls: five minutes of clock difference at most.
-  if (!Number.isFinite(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > 300) return false
-  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`)
-  // After a rotation Apiary signs with the new and the old secret for a while: any one entry may match.
-  return String(headers['x-apiary-signature'] ?? '').split(',').some((entry) => {
-    const given = Buffer.from(entry.trim())
-    return given.length === expected.length && timingSafeEqual(given, expected)
-  })
-}
-
-createServer((request, response) => {
-  let body = ''
-  request.on('data', (chunk) => { body += chunk })
-  request.on('end', async () => {
-    if (!signedByApiary(request.headers, body)) {
-      response.writeHead(401).end()
-      return
-    }
-    const { text } = JSON.parse(body)
-    await work(request.headers['x-request-id'], response)
-    if (response.destroyed) return console.log(`${request.headers['x-request-id']}: stopped, the caller has gone`)
-    response.writeHead(200, { 'content-type': 'application/json', 'x-bee-confidence': '1' })
-    response.end(JSON.stringify({ shout: text.toUpperCase(), length: text.length }))
-  })
-}).listen(port, '127.0.0.1', () => console.log(`shout Bee on http://127.0.0.1:${port}/shout`))
+serveSignedCalls(secret, port, async ({ text }, request, response) => {
+  await work(request.headers['x-request-id'], response)
+  if (response.destroyed) return console.log(`${request.headers['x-request-id']}: stopped, the caller has gone`)
+  response.writeHead(200, { 'content-type': 'application/json', 'x-bee-confidence': '1' })
+  response.end(JSON.stringify({ shout: text.toUpperCase(), length: text.length }))
+}).on('listening', () => console.log(`shout Bee on http://127.0.0.1:${port}/shout`))

@@ -5,14 +5,20 @@ import { DatabaseQueue } from '../src/core/preparations/queue/database-queue.js'
 import { CallbackSender } from '../src/core/runs/callback-sender.js'
 import { CallbackWorker } from '../src/core/runs/callback-worker.js'
 import type { RecordWorker } from '../src/core/runs/pg-boss-run-queue.js'
+import { RunEvents } from '../src/core/runs/run-events.js'
 import { RunService } from '../src/core/runs/service.js'
 import { RunSignals } from '../src/core/runs/signals.js'
 import { RunWorker } from '../src/core/runs/worker.js'
+import { OpenStreams } from '../src/core/streams/open-streams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Runs of async Bees: start one, read, wait for, cancel and list them. */
     runs: RunService
+    /** Runs' events (GET /api/runs/{id}/events), kept as rows and announced to every instance. */
+    runEvents: RunEvents
+    /** The streams this instance holds open, up to STREAM_MAX_OPEN. */
+    openStreams: OpenStreams
   }
 }
 
@@ -62,12 +68,15 @@ export default fp(async (fastify) => {
     retentionHours: config.RUN_RETENTION_HOURS,
     log
   }), { log: 'run callback', job: 'run-callback' }, CALLBACK_CONCURRENCY, log)
+  // A lost notification delays a reader until its next look: at most every 5 s, and at RUN_POLL_MS when that is longer.
+  const events = new RunEvents({ ledger, log, pollMs: Math.max(5000, config.RUN_POLL_MS), relistenMs: 1000 })
   const signals = new RunSignals((runId) => {
+    events.publish(runId)
     ledger.runCallbacks.hasDue(runId).then(async (due) => { if (due) await callbacks.enqueue(runId) })
       .catch((error: unknown) => log.warn({ err: error, runId }, 'run callback not queued: the poll will find it'))
   })
   const worker = new RunWorker({
-    ledger, registry, signals, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, retentionHours: config.RUN_RETENTION_HOURS, log
+    ledger, registry, signals, events, leaseSeconds: config.RUN_LEASE_SECONDS, sweepMs: config.RUN_POLL_MS, retentionHours: config.RUN_RETENTION_HOURS, log
   })
   const queue = await recordQueue(fastify, worker, { log: 'run' }, config.RUN_CONCURRENCY, log)
   fastify.decorate('runs', new RunService({
@@ -81,7 +90,10 @@ export default fp(async (fastify) => {
     egress: fastify.catalog.egress,
     log
   }))
+  fastify.decorate('runEvents', events)
+  fastify.decorate('openStreams', new OpenStreams(config.STREAM_MAX_OPEN))
   fastify.addHook('onReady', async () => {
+    await events.start()
     await queue.start()
     await callbacks.start()
   })
@@ -89,5 +101,6 @@ export default fp(async (fastify) => {
     await queue.stop()
     await callbacks.stop()
     await sender.close()
+    await events.stop()
   })
 }, { name: 'runs', dependencies: ['config', 'ledger', 'registry', 'catalog'] })

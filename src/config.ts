@@ -192,6 +192,22 @@ const ServiceSettings = Type.Object({
     default: 30,
     description: 'How long a worker\'s claim on a run lasts without a heartbeat; after that another worker (after a restart, say) takes the run over.'
   }),
+  STREAM_MAX_OPEN: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'Streams (Accept: text/event-stream: a stream Bee\'s call, a run\'s events) one instance keeps open at once; one more is refused with 503 STREAMS_FULL.'
+  }),
+  STREAM_HEARTBEAT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 300,
+    default: 15,
+    description: 'How often an open stream sends a comment line when it has nothing else to send, so proxies keep it open.'
+  }),
+  STREAM_BUFFER_BYTES: Type.Integer({
+    minimum: 4096,
+    default: 262_144,
+    description: 'Most bytes a stream keeps waiting for a client that does not read; past them it ends with STREAM_TOO_SLOW.'
+  }),
   RUN_MAX_PER_WALLET: Type.Integer({
     minimum: 0,
     default: 20,

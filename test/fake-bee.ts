@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { once } from 'node:events'
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize' | 'not-object' | 'too-deep' | 'far-too-deep'
@@ -65,15 +65,25 @@ export async function startFakeBee (): Promise<FakeBee> {
     calls: [],
     replyHeaders: {},
     beforeAnswer: async () => {},
+    close: async () => {}
+  }
+  const served = await serveOnLoopback(server, hanging)
+  fake.url = `${served.origin}/shout`
+  fake.close = served.close
+  return fake
+}
+
+/** Starts a fake's server on 127.0.0.1; its origin, and what closes it, the answers still open (`open`) included. */
+export async function serveOnLoopback (server: Server, open: Set<ServerResponse>): Promise<{ origin: string, close: () => Promise<void> }> {
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: async () => {
-      for (const response of hanging) response.destroy()
+      for (const response of open) response.destroy()
       server.closeAllConnections()
       server.close()
       await once(server, 'close')
     }
   }
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shout`
-  return fake
 }

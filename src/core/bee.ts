@@ -23,8 +23,21 @@ export interface BeeContext {
   requestId: string
   /** A run of an async Bee: its own time limit (maxRunSeconds), in place of the sync call's. */
   timeoutMs?: number
-  /** A run of an async Bee: aborted when the run is cancelled or expires, or its worker stops. */
+  /** A run of an async Bee: aborted when the run is cancelled or expires, or its worker stops; a stream: when its client goes. */
   signal?: AbortSignal
+  /** A stream Bee's call: where its events go as they come (its Honey is still the outcome); absent: a call answered once. */
+  events?: BeeEvents
+}
+
+/**
+ * Where a stream Bee's events go: relayed to a client, or kept on its run. Each may throw to end the stream (an event
+ * that breaks the eventSchema, a client gone); the stream waits for each before reading on.
+ */
+export interface BeeEvents {
+  /** One event, the JSON the upstream sent. */
+  data (event: unknown): void | Promise<void>
+  /** How far the work is, 0 to 1. */
+  progress (fraction: number): void | Promise<void>
 }
 
 /** Error codes by HTTP status, each one the catalog (error-catalog.ts) gives that status. */
@@ -67,6 +80,8 @@ export interface RegisteredBee {
   plan: PlanMicros | null
   validateInput: ValidateFunction
   validateOutput: ValidateFunction
+  /** A stream Bee's check of each event against its eventSchema; null for the others. */
+  validateEvent: ValidateFunction | null
   /** Built-in Bees run in-process (a bad output is our 500); published ones run remotely (their 502). */
   remote: boolean
   /** The Bee's own rate limit, in calls a minute from all callers together (its publisher's, or the operator's for a built-in); null: none. */

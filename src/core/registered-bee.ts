@@ -55,6 +55,7 @@ export function registeredBee (definition: BeeDefinition, remote: boolean, calls
   if (definition.pricing.type === 'pay-per-use' && priceMicros <= 0) throw new Error(`Pay-per-use Bee "${definition.id}" needs a price above 0`)
   const plan = planMicros(definition)
   const { inputSchema, outputSchema } = definition
+  const { eventSchema } = definition.config
   // A built-in Bee's schemas are the service's own, validated on every door as its route validates them.
   const origin = remote ? 'publisher' : 'service'
   if (remote) {
@@ -70,6 +71,7 @@ export function registeredBee (definition: BeeDefinition, remote: boolean, calls
     // Compiled on the version's first call (not for the whole catalog at start, nor at every change), and freed with it (see compileBodySchema).
     validateInput: lazyValidator(() => compileBodySchema(inputSchema, origin)),
     validateOutput: lazyValidator(() => compileBodySchema(outputSchema, origin)),
+    validateEvent: eventSchema === undefined ? null : lazyValidator(() => compileBodySchema(eventSchema, origin)),
     remote,
     callsPerMinute: callsPerMinute ?? definition.callsPerMinute ?? null
   }

@@ -92,4 +92,5 @@ export const PRINCIPAL_REQUIRED = refusal('Missing or unknown publisher key (or 
 export const TOKEN_HOLDER_REQUIRED = refusal('No valid wallet key or token.',
   ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'TOKEN_INVALID', 'TOKEN_EXPIRED', 'TOKEN_REVOKED'], { name: 'TokenHolderRequired' })
 
+export const STREAMS_FULL = refusal('This instance holds STREAM_MAX_OPEN open streams: retry after Retry-After.', ['STREAMS_FULL'], { name: 'StreamsFull' })
 export const BEE_NOT_FOUND = refusal('No Bee has this id (or none you manage, for a publisher).', ['BEE_NOT_FOUND'], { name: 'BeeNotFound' })

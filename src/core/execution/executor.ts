@@ -13,7 +13,7 @@ import type { Execution, ExecutionOutcome, ExecutionRequest, Honey, HoneySeriali
 import type { ExecutionMetrics } from './execution-metrics.js'
 import { holdPayment } from './payment.js'
 import type { PaymentOptions } from './payment-required.js'
-import { runAndSell } from './sale.js'
+import { runAndSell, type StreamingContext } from './sale.js'
 import { claimPayment } from '../x402/payment-claim.js'
 import type { RunService, StartedRun } from '../runs/service.js'
 
@@ -112,12 +112,12 @@ export class Executor {
     return held
   }
 
-  async run (execution: Execution, input: unknown, serializer: HoneySerializer = AS_JSON): Promise<ExecutionOutcome> {
+  async run (execution: Execution, input: unknown, serializer: HoneySerializer = AS_JSON, streaming?: StreamingContext): Promise<ExecutionOutcome> {
     const { metrics, health } = this.#options
     const started = performance.now()
     let outcome: ExecutionOutcome | undefined
     try {
-      outcome = await runAndSell(this.#options.ledger, execution, input, serializer, this.#options.payment)
+      outcome = await runAndSell(this.#options.ledger, execution, input, serializer, this.#options.payment, streaming)
       return outcome
     } finally {
       const ms = performance.now() - started

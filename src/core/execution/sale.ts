@@ -3,12 +3,15 @@ import { ApiError, failure, failureAs } from '../errors.js'
 import { payeeOf } from '../ledger/earnings/split.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { storeFaultOf } from '../ledger/store-faults.js'
-import type { BeeOutcome, RegisteredBee } from '../registry.js'
+import type { BeeContext, BeeOutcome, RegisteredBee } from '../registry.js'
 import type { Logger } from '../logger.js'
 import type { X402Gate } from '../x402/gate.js'
 import type { Execution, ExecutionOutcome, Honey, HoneySerializer, Included, X402Call } from './execution.js'
 import { paymentRequired, type PaymentOptions } from './payment-required.js'
 import { paymentResponseOf } from '../x402/payment-claim.js'
+
+/** What a stream's call adds to a Bee's context. */
+export type StreamingContext = Pick<BeeContext, 'events' | 'signal' | 'timeoutMs'>
 
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
@@ -143,16 +146,17 @@ async function voidHold (ledger: Ledger, execution: Execution, holdId: number): 
  * The rest of the pipeline: run the Bee, check its output against its outputSchema, wrap it in
  * Honey, serialize it (the bytes every replay serves), then capture the hold and store the answer
  * together. Any failure before the capture voids the hold, serializing included: an answer that
- * cannot be serialized (nested too deep) must not keep the caller's money.
+ * cannot be serialized (nested too deep) must not keep the caller's money. A stream's call passes where its events go,
+ * its signal and its time limit (`streaming`).
  */
 export async function runAndSell (ledger: Ledger, execution: Execution, input: unknown,
-  serializer: HoneySerializer, options: PaymentOptions): Promise<ExecutionOutcome> {
+  serializer: HoneySerializer, options: PaymentOptions, streaming: StreamingContext = {}): Promise<ExecutionOutcome> {
   const { bee, hold, included, log } = execution
   let honey: Honey
   let body: string
   let payment: SettleResponse | null
   try {
-    const outcome = await bee.definition.execute(input, { log, requestId: execution.requestId })
+    const outcome = await bee.definition.execute(input, { log, requestId: execution.requestId, ...streaming })
     honey = honeyOf(bee, outcome, log)
     body = serialized(bee, honey, serializer, log)
     payment = await sell(ledger, execution, options, body)

@@ -23,6 +23,7 @@ import { catalogSecretKeyMigration } from './migrations/0020-catalog-secret-keys
 import { runsMigration } from './migrations/0021-runs.js'
 import { beeVersionsMigration } from './migrations/0022-bee-versions.js'
 import { importMappingsMigration } from './migrations/0023-import-mappings.js'
+import { runEventsMigration } from './migrations/0024-run-events.js'
 import { runCallbacksMigration } from './migrations/0025-run-callbacks.js'
 
 /**
@@ -57,6 +58,7 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0021_runs': runsMigration(dialect),
       '0022_bee_versions': beeVersionsMigration,
       '0023_import_mappings': importMappingsMigration,
+      '0024_run_events': runEventsMigration,
       '0025_run_callbacks': runCallbacksMigration
     })
   }

@@ -22,6 +22,7 @@ import type { Ledger } from './ledger.js'
 import type { Dialect } from './dialect.js'
 import { migrateToLatest } from './migrations.js'
 import { sqlPreparationRepository } from './preparations/sql-preparation-repository.js'
+import { noRunNotifications, postgresRunNotifications, type RunNotifications } from './runs/notifications.js'
 import { sqlRunCallbackRepository } from './run-callbacks/sql-run-callback-repository.js'
 import { sqlRunRepository } from './runs/sql-run-repository.js'
 import { parseSecretsKey, SecretBox } from './secrets.js'
@@ -97,6 +98,7 @@ interface Connected {
   debit: (feeBps: number) => Debit
   notifications: (schema: string | undefined) => CatalogNotifications
   catalog: (notifications: CatalogNotifications) => CatalogDialect
+  runNotifications: (schema: string | undefined) => RunNotifications
   subscriptions: SubscriptionDialect
   /** Resolves once the database answers; with `write`, once it takes a write. */
   ping: (write: boolean) => Promise<void>
@@ -131,6 +133,7 @@ async function postgres (url: string, poolSize: number, onConnectionLost: (error
     debit: (feeBps) => postgresDebit(pool, feeBps),
     notifications: (schema) => postgresNotifications(url, schema ?? 'public'),
     catalog: (notifications) => postgresCatalog(db, notifications),
+    runNotifications: (schema) => postgresRunNotifications(db, url, schema ?? 'public'),
     subscriptions: postgresSubscriptions(db),
     // On a connection of its own: whether the server takes connections and answers, not whether a pooled one the
     // server has just ended is still there (the pool drops those by itself). A full disk on PostgreSQL mostly stops the
@@ -216,6 +219,7 @@ function sqlite (path: string, log: Logger | undefined): Connected {
     debit: (feeBps) => sqliteDebit(db, database, feeBps),
     notifications: () => noNotifications,
     catalog: (notifications) => sqliteCatalog(db, notifications),
+    runNotifications: () => noRunNotifications,
     subscriptions: sqliteSubscriptions(db),
     ping: async (write) => {
       if (!write) {
@@ -264,7 +268,7 @@ function checkpointElsewhere (database: Database.Database, path: string, log: Lo
  */
 export async function openStore (databaseUrl: string, options: StoreOptions = {}): Promise<Ledger> {
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
-  const { db, debit, notifications, catalog, subscriptions, ping, close } = dialect === 'postgres'
+  const { db, debit, notifications, catalog, runNotifications, subscriptions, ping, close } = dialect === 'postgres'
     ? await postgres(databaseUrl, options.poolSize ?? 10, options.onConnectionLost ?? (() => {}))
     : sqlite(sqlitePath(databaseUrl), options.log)
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
@@ -289,7 +293,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
     idempotency: sqlIdempotencyRepository(db),
     catalog: sqlCatalogRepository(db, catalog(catalogNotifications), box, catalogNotifications),
     preparations: sqlPreparationRepository(db),
-    runs: sqlRunRepository(db, dialect),
+    runs: sqlRunRepository(db, dialect, runNotifications(migrationTableSchema)),
     runCallbacks: sqlRunCallbackRepository(db, box),
     subscriptions: sqlSubscriptionRepository(db, subscriptions, options.platformFeeBps ?? 0),
     settlements: sqlSettlementRepository(db, dialect, options.platformFeeBps ?? 0),

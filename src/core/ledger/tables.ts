@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely'
 import type { LatencyColumn } from './health/columns.js'
 import type { PreparationStatus } from '../preparations/schemas.js'
-import type { RunStatus } from '../runs/schemas.js'
+import type { RunEventKind, RunStatus } from '../runs/schemas.js'
 import type { BeeStatus, ExecutionMode } from '../schemas.js'
 
 /**
@@ -167,6 +167,15 @@ export interface Tables {
     finished_at: string | null
     expires_at: string
     updated_at: string
+  }
+  run_events: {
+    run_id: string
+    /** 1, 2, ... within the run: the event's id on the wire (Last-Event-ID). */
+    seq: number
+    kind: RunEventKind
+    /** JSON text: the event as the Bee sent it, or { progress }. */
+    data: string
+    created_at: string
   }
   /** Completion webhooks of runs, which are also their deliveries' jobs (see RunCallbackRepository). */
   run_callbacks: {

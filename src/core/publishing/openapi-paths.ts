@@ -70,6 +70,12 @@ function publishedOperation (generic: Operation, bee: RegisteredBee, codes: Erro
   const honey = (operation.responses['200'] as OpenAPIV3.ResponseObject).content?.['application/json']?.schema as OpenAPIV3.SchemaObject
   const own = honey.allOf?.[1] as OpenAPIV3.SchemaObject
   own.properties = { ...own.properties, result: forOpenApiDocument(outputSchema as Json) as OpenAPIV3.SchemaObject }
+  if (bee.record.config.executionMode === 'stream') {
+    (operation.responses['200'] as OpenAPIV3.ResponseObject).content = {
+      ...(operation.responses['200'] as OpenAPIV3.ResponseObject).content,
+      'text/event-stream': { schema: { type: 'string', description: 'With Accept: text/event-stream: data events (eventSchema), progress, then honey or error.' } }
+    }
+  }
   for (const [status, response] of Object.entries(operation.responses)) {
     if (status === '200' || (status === '202' && runs)) continue
     const listed = codes[Number(status) as ErrorStatus]

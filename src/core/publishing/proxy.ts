@@ -1,13 +1,15 @@
 import { createHmac } from 'node:crypto'
 import type { CallToolResult, FetchLike } from '@modelcontextprotocol/client'
-import { failure, failureAs } from '../errors.js'
+import { ApiError, failure, failureAs } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js'
+import type { BeeEvents } from '../bee.js'
 import type { BeeContext, BeeOutcome, ErrorCodes } from '../registry.js'
 import { guardedConnector, refusedByGuard, type EgressPolicy } from './egress.js'
 import { inUpstreamSpan } from './upstream-span.js'
 import { LazyAgent } from '../lazy-agent.js'
 import { McpSessions } from './mcp-sessions.js'
 import type { McpToolMapping } from './mcp-tool-mapping.js'
+import { EVENT_STREAM, EventTooLarge, readEventStream } from './event-stream.js'
 import { upstreamRequest, WRAPPED_ANSWER, type RequestMapping, type UpstreamRequest } from './request-mapping.js'
 
 export interface ProxyOptions {
@@ -32,10 +34,19 @@ export interface McpTarget {
   credential: string | null
 }
 
+type AnswerHeaders = Record<string, string | string[] | undefined>
+
 interface Answer {
   status: number
-  headers: Record<string, string | string[] | undefined>
+  headers: AnswerHeaders
   text: string
+}
+
+/** An answer's head, for its body to be read as the call needs it. */
+interface UpstreamResponse {
+  statusCode: number
+  headers: AnswerHeaders
+  body: AsyncIterable<Buffer> & { destroy (): void, readableEnded: boolean, on (event: 'error', listener: () => void): UpstreamResponse['body'] }
 }
 
 /** Why a request got no answer: each caller says it in its own words. */
@@ -54,7 +65,12 @@ export interface RemoteTarget {
   /** A rotated-out secret that still signs, next to the new one, until `previousUntil` (epoch ms). */
   previousSigningSecret?: string | null
   previousUntil?: number
+  /** A stream Bee: its upstream answers Server-Sent Events, whether or not the caller takes them (a door that cannot stream gets the result). */
+  stream?: boolean
 }
+
+/** Where the events of a stream Bee's call go when its door takes only the result. */
+const UNHEARD: BeeEvents = { data () {}, progress () {} }
 
 export const SIGNATURE_HEADER = 'x-apiary-signature'
 export const TIMESTAMP_HEADER = 'x-apiary-timestamp'
@@ -117,24 +133,38 @@ export class RemoteBeeProxy {
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers })
   }
 
+  /**
+   * Calls a published Bee: its JSON answer, or, for a stream Bee's call (`context.events`), its Server-Sent Events, each
+   * handed to `context.events` as it comes, then its result.
+   */
   async call (target: RemoteTarget, input: unknown, context: BeeContext): Promise<BeeOutcome<unknown>> {
     const body = JSON.stringify(input)
     const now = Date.now()
     const timestamp = String(Math.floor(now / 1000))
-    const answer = await this.#callUpstream(target.beeId, target.endpoint, context, {
+    const events = context.events ?? (target.stream === true ? UNHEARD : undefined)
+    const request: UpstreamRequest = {
       url: target.endpoint,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        accept: 'application/json',
+        accept: events === undefined ? 'application/json' : EVENT_STREAM,
         [BEE_ID_HEADER]: target.beeId,
         [BEE_VERSION_HEADER]: target.version,
         [TIMESTAMP_HEADER]: timestamp,
         [SIGNATURE_HEADER]: sign(signingSecrets(target, now), timestamp, body)
       },
       body
-    })
-    return outcome(target.beeId, answer, parsed(target.beeId, answer.text))
+    }
+    if (events !== undefined) {
+      const streamed = await this.#callUpstream(target.beeId, target.endpoint, context, request, async (response) => {
+        const type = String(response.headers['content-type'] ?? '')
+        if (!type.startsWith(EVENT_STREAM)) throw upstream(target.beeId, `it answered ${type === '' ? 'no Content-Type' : type}, not ${EVENT_STREAM}`)
+        return { headers: response.headers, result: await readEventStream(target.beeId, response.body, events, this.#options.maxResponseBytes) }
+      })
+      return outcome(target.beeId, streamed.headers, streamed.result)
+    }
+    const answer = await this.#callUpstream(target.beeId, target.endpoint, context, request, this.#readAnswer)
+    return outcome(target.beeId, answer.headers, parsed(target.beeId, answer.text))
   }
 
   /**
@@ -144,11 +174,11 @@ export class RemoteBeeProxy {
   async callMapped (target: MappedTarget, input: Record<string, unknown>, context: BeeContext): Promise<BeeOutcome<unknown>> {
     const request = upstreamRequest(target.mapping, input, target.credential)
     // The span and logs name the operation's template, never the URL sent: a query may carry the credential.
-    const answer = await this.#callUpstream(target.beeId, `${target.mapping.serverUrl}${target.mapping.path}`, context, request)
+    const answer = await this.#callUpstream(target.beeId, `${target.mapping.serverUrl}${target.mapping.path}`, context, request, this.#readAnswer)
     const wrapped = target.mapping.output === 'wrapped'
     // An empty 2xx (204, say) is an empty result: nothing to parse.
     const value = answer.text === '' && !wrapped ? {} : parsed(target.beeId, answer.text)
-    return outcome(target.beeId, answer, wrapped ? { [WRAPPED_ANSWER]: value } : value)
+    return outcome(target.beeId, answer.headers, wrapped ? { [WRAPPED_ANSWER]: value } : value)
   }
 
   /**
@@ -173,15 +203,24 @@ export class RemoteBeeProxy {
 
   /** A document to import, fetched over the same pool, egress checks, time limit and size cap as a Bee's answer. */
   async fetchDocument (url: string): Promise<{ status: number, text: string }> {
-    const { status, text } = await this.#send({ url, method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, body: undefined })
+    const { status, text } = await this.#send({ url, method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, body: undefined },
+      {}, this.#readAnswer)
     return { status, text }
   }
 
-  async #callUpstream (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest): Promise<Answer> {
-    let answer: Answer
+  /** A 2xx answer's body, whole (capped); another status is the upstream's failure. */
+  readonly #readAnswer = async (response: UpstreamResponse): Promise<Answer> =>
+    ({ status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body, () => { response.body.destroy() }) })
+
+  /** Sends a Bee's request in its span, reads the answer with `read` (after its status was checked), and says its failures as ApiErrors. */
+  async #callUpstream<T> (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest,
+    read: (response: UpstreamResponse) => Promise<T>): Promise<T> {
     try {
-      answer = await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
-        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context), request.method)
+      return await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
+        await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context, async (response) => {
+          if (response.statusCode < 200 || response.statusCode > 299) throw upstream(beeId, `it answered HTTP ${response.statusCode}`)
+          return await read(response)
+        }), request.method)
     } catch (error) {
       if (!(error instanceof SendFailure)) throw error
       if (error.kind === 'timeout') {
@@ -193,15 +232,13 @@ export class RemoteBeeProxy {
       context.log.warn({ err: error.cause, beeId }, 'remote Bee unreachable')
       throw upstream(beeId, 'it could not be reached')
     }
-    if (answer.status < 200 || answer.status > 299) throw upstream(beeId, `it answered HTTP ${answer.status}`)
-    return answer
   }
 
   /**
-   * One request with a time limit and a cap on the answer's size; its failures as a SendFailure. A run of an async Bee
-   * has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
+   * One request with a time limit, its answer read by `read`; its failures as a SendFailure. A run of an async Bee
+   * or a stream has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
    */
-  async #send (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'> = {}): Promise<Answer> {
+  async #send<T> (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'>, read: (response: UpstreamResponse) => Promise<T>): Promise<T> {
     // Cleared with the answer: AbortSignal.timeout's timer (and its WeakRef) stays until it fires, so every call of
     // the last timeout's span held one (4,700 after 10,000 calls at the bench's pace).
     const timeout = new AbortController()
@@ -219,9 +256,16 @@ export class RemoteBeeProxy {
         // undici's own limits (300 s each) would cut a long run short.
         ...(run.timeoutMs === undefined ? {} : { headersTimeout: limitMs, bodyTimeout: limitMs })
       })
-      return { status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body, () => { response.body.destroy() }) }
+      try {
+        return await read(response)
+      } finally {
+        // A body left unread (a refused status, a stream ended early) is dropped with its connection (its abort error is
+        // expected, and heard here); one read whole is left as it is.
+        if (!response.body.readableEnded) response.body.on('error', () => {}).destroy()
+      }
     } catch (error) {
-      if (error instanceof SendFailure) throw error
+      if (error instanceof SendFailure || error instanceof ApiError) throw error
+      if (error instanceof EventTooLarge) throw new SendFailure('too-large', error)
       if (timeout.signal.aborted) throw new SendFailure('timeout', error)
       if (signal.aborted) throw new SendFailure('cancelled', error)
       const code = (error as { code?: string }).code
@@ -263,8 +307,7 @@ function parsed (beeId: string, text: string): unknown {
 }
 
 /** A result as Honey carries it: a JSON object of bounded depth; confidence and freshness from the answer's headers. */
-function outcome (beeId: string, answer: Answer, result: unknown): BeeOutcome<unknown> {
-  const { headers } = answer
+function outcome (beeId: string, headers: AnswerHeaders, result: unknown): BeeOutcome<unknown> {
   return { result: checkedResult(beeId, result), confidence: headerNumber(headers[CONFIDENCE_HEADER], 1, 1), freshness: headerNumber(headers.age, 0, Infinity) }
 }
 

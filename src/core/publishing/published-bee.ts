@@ -90,7 +90,8 @@ export function publishedBee (bee: CatalogBee, proxy: RemoteBeeProxy, earlier?: 
       version,
       signingSecret: secrets.signingSecret,
       previousSigningSecret: secrets.previousSigningSecret,
-      previousUntil: Date.parse(bee.previousSecretExpiresAt ?? '')
+      previousUntil: Date.parse(bee.previousSecretExpiresAt ?? ''),
+      stream: bee.execution?.mode === 'stream'
     }, input, context)
   }
   const current = registeredBee({ ...describe(bee), execute: runAt(bee.endpoint, bee.semver) }, true)

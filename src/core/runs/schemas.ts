@@ -11,6 +11,9 @@ export const RunStatus = StringEnum(['queued', 'running', 'succeeded', 'failed',
 })
 export type RunStatus = Static<typeof RunStatus>
 
+/** What a run's event row holds: a stream Bee's event, or how far the run is. */
+export type RunEventKind = 'data' | 'progress'
+
 /** The statuses a run ends in. */
 export const FINISHED: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'expired']
 export const UNFINISHED: readonly RunStatus[] = ['queued', 'running']

@@ -8,12 +8,15 @@ import { storeFaultOf } from '../ledger/store-faults.js'
 import { later, now } from '../ledger/timestamps.js'
 import type { Logger } from '../logger.js'
 import type { Registry } from '../registry.js'
+import type { RunEvents } from './run-events.js'
 import type { RunSignals } from './signals.js'
 
 export interface RunWorkerOptions {
   ledger: Ledger
   registry: Registry
   signals: RunSignals
+  /** Where a stream Bee's run keeps its events. */
+  events: RunEvents
   /** RUN_LEASE_SECONDS: how long a claim lasts without a heartbeat. */
   leaseSeconds: number
   /** RUN_POLL_MS: the expiry sweep runs at most this often. */
@@ -108,7 +111,8 @@ export class RunWorker {
         log,
         requestId: run.requestId,
         timeoutMs: run.maxRunSeconds * 1000,
-        signal: AbortSignal.any([lost, this.#stopping.signal])
+        signal: AbortSignal.any([lost, this.#stopping.signal]),
+        ...(bee.record.config.executionMode === 'stream' ? { events: this.#options.events.sink(run, runToken, bee, log) } : {})
       })
       body = serialized(bee, honeyOf(bee, outcome, log), AS_JSON, log)
     } catch (error) {

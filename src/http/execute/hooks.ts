@@ -7,6 +7,7 @@ import { BALANCE_HEADER, BEE_VERSION_HEADER, COST_HEADER, IDEMPOTENCY_HEADER, RE
 import { walletTokenOf } from '../wallet-token.js'
 import { endWithStep, whenStepped } from './hook-steps.js'
 import { claimRun, isRunCall, startRun } from './runs.js'
+import { isStreamCall, streamBee } from './streams.js'
 
 /*
  * The hooks and the handler of every execute route, in the pipeline's order: each is a thin call into the core's step of
@@ -83,7 +84,7 @@ export function claimIdempotencyKey (request: FastifyRequest, reply: FastifyRepl
     done()
     return
   }
-  if (isRunCall(execution)) {
+  if (isRunCall(execution) && !isStreamCall(request)) {
     claimRun(request, reply, done)
     return
   }
@@ -127,8 +128,12 @@ export async function chargeForCall (request: FastifyRequest): Promise<void> {
  * returned, not sent: Fastify sends a returned string as it is (the type says JSON), where a returned reply
  * would have the handler's promise wait for the response to finish (Reply.then), listeners and all.
  */
-export async function runBee (request: FastifyRequest, reply: FastifyReply): Promise<string> {
+export async function runBee (request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
   const execution = request.execution as NonNullable<FastifyRequest['execution']>
+  if (isStreamCall(request)) {
+    await streamBee(request, reply)
+    return
+  }
   if (isRunCall(execution)) return await startRun(request, reply)
   // The route's serializer is fast-json-stringify's, which makes a string (Fastify's type allows any serializer's buffers too).
   const sold = await request.server.executor.run(execution, request.body, reply as FastifyReply & HoneySerializer)

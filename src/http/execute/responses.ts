@@ -83,7 +83,7 @@ export function executeErrorCodes (bee: RegisteredBee | undefined, upstream: Err
     codes[402] = ['WALLET_TOKEN_MISSING', 'WALLET_NOT_FOUND', 'WALLET_FROZEN', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS', 'SUBSCRIPTION_REQUIRED',
       'SUBSCRIPTION_QUOTA_EXHAUSTED', ...TOKEN_PAYMENT_CODES[402]]
     codes[403] = TOKEN_PAYMENT_CODES[403]
-    codes[503] = ['HOLD_EXPIRED']
+    codes[503] = [...codes[503] ?? [], 'HOLD_EXPIRED']
   }
   if (paid && x402) {
     codes[402] = [...codes[402] ?? [], 'X402_PAYMENT_INVALID', 'X402_PAYMENT_USED', 'X402_SETTLEMENT_FAILED']

@@ -5,6 +5,7 @@ import { AnyResult, BeeIdParams } from '../../core/schemas.js'
 import { admitBee, chargeForCall, claimIdempotencyKey, limitBee, runBee, settleIdempotencyKey, validateBody } from './hooks.js'
 import { anyUpstream, executeResponses, requestHeaders } from './responses.js'
 import { RUN_ACCEPTED, withRunHeaders, withRunCodes } from './runs.js'
+import { admitStream, withAccept, withStreamCodes } from './streams.js'
 
 /** The hooks every execute route runs, in the pipeline's order; `validate` only where the route schema cannot. */
 function pipelineHooks (options: { validate: boolean, paid: boolean }): RouteShorthandOptions {
@@ -14,6 +15,7 @@ function pipelineHooks (options: { validate: boolean, paid: boolean }): RouteSho
       ...(options.validate ? [validateBody] : []),
       claimIdempotencyKey,
       limitBee,
+      admitStream,
       ...(options.paid ? [chargeForCall] : [])
     ],
     onSend: settleIdempotencyKey
@@ -51,9 +53,9 @@ export function mountGenericExecute (fastify: FastifyInstance) {
         'GET /api/bees/{id}/openapi.json.',
       security: [{}, { walletToken: [] }],
       params: BeeIdParams,
-      headers: withRunHeaders(requestHeaders(fastify.x402 !== null)),
+      headers: withAccept(withRunHeaders(requestHeaders(fastify.x402 !== null))),
       body: Type.Object({}, { additionalProperties: true, description: 'Input following the Bee\'s inputSchema.' }),
-      response: { ...executeResponses(AnyResult, undefined, withRunCodes(anyUpstream(fastify)), fastify.x402 !== null), 202: RUN_ACCEPTED }
+      response: { ...executeResponses(AnyResult, undefined, withStreamCodes(withRunCodes(anyUpstream(fastify))), fastify.x402 !== null), 202: RUN_ACCEPTED }
     },
     // Payment is the core's to decide here: a free Bee passes its step untouched.
     ...pipelineHooks({ validate: true, paid: true })

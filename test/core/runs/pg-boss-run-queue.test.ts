@@ -3,6 +3,7 @@ import { openStore } from '../../../src/core/ledger/open-store.js'
 import { later, now } from '../../../src/core/ledger/timestamps.js'
 import { Registry } from '../../../src/core/registry.js'
 import { PgBossRunQueue } from '../../../src/core/runs/pg-boss-run-queue.js'
+import { RunEvents } from '../../../src/core/runs/run-events.js'
 import { RunSignals } from '../../../src/core/runs/signals.js'
 import { RunWorker } from '../../../src/core/runs/worker.js'
 import { postgresBackend, postgresSkip } from '../../databases.js'
@@ -28,7 +29,8 @@ test('two instances on one PostgreSQL share runs through pg-boss, each run once;
         return { result: { text }, confidence: 1, freshness: 0 }
       }
     }))
-    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 100, retentionHours: 1, log: SILENT })
+    const events = new RunEvents({ ledger, log: SILENT, pollMs: 1000, relistenMs: 1000 })
+    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), events, leaseSeconds: 30, sweepMs: 100, retentionHours: 1, log: SILENT })
     const queue = new PgBossRunQueue(worker, {
       connectionString: database.url, schema: undefined, concurrency: 2, pollMs: 200, expireInSeconds: 120, lostJobSeconds: 5, log: SILENT
     })

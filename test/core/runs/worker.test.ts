@@ -6,6 +6,7 @@ import type { NewRun } from '../../../src/core/ledger/runs/run-repository.js'
 import { later, now } from '../../../src/core/ledger/timestamps.js'
 import { issueWallet } from '../../../src/core/ledger/wallets/issue-wallet.js'
 import { Registry } from '../../../src/core/registry.js'
+import { RunEvents } from '../../../src/core/runs/run-events.js'
 import { RunSignals } from '../../../src/core/runs/signals.js'
 import { RunWorker } from '../../../src/core/runs/worker.js'
 import { backends } from '../../databases.js'
@@ -52,7 +53,8 @@ for (const backend of backends) {
         return { result: { text }, confidence: 1, freshness: 0 }
       }
     }))
-    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), leaseSeconds: 30, sweepMs: 0, retentionHours: 1, log: SILENT })
+    const events = new RunEvents({ ledger, log: SILENT, pollMs: 1000, relistenMs: 1000 })
+    const worker = new RunWorker({ ledger, registry, signals: new RunSignals(), events, leaseSeconds: 30, sweepMs: 0, retentionHours: 1, log: SILENT })
     /** A worker that claimed the run, then died: its lease has passed. */
     const diedWith = async (id: string) => await ledger.runs.claim({ id, runToken: 'dead', now: now(), leaseUntil: later(-1) })
 

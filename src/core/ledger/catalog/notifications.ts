@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely'
+import { listenOn } from '../listen.js'
 
 /** How the instance that changes the catalog wakes the others; a database without notifications leaves them to their poll. */
 export interface CatalogNotifications {
@@ -26,23 +27,9 @@ export function postgresNotifications (connectionString: string, schema: string)
   const channel = `apiary_catalog_${schema}`
   return {
     sent: (version) => sql`pg_notify(${channel}, ${version}::text)`,
-    async listen (onNotify, onError) {
-      const { default: pg } = await import('pg')
-      const client = new pg.Client({ connectionString, application_name: `apiary catalog listener ${schema}` })
-      client.on('error', onError)
-      client.on('notification', ({ payload }) => {
-        const version = Number(payload)
-        onNotify(payload === undefined || !Number.isSafeInteger(version) ? null : version)
-      })
-      try {
-        await client.connect()
-        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
-      } catch (error) {
-        // Half open (connected, not listening) is still a connection: close it, or it outlives the failure.
-        await client.end().catch(() => {})
-        throw error
-      }
-      return async () => { await client.end() }
-    }
+    listen: async (onNotify, onError) => await listenOn(connectionString, channel, `apiary catalog listener ${schema}`, (payload) => {
+      const version = Number(payload)
+      onNotify(payload === undefined || !Number.isSafeInteger(version) ? null : version)
+    }, onError)
   }
 }

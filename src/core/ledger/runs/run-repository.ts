@@ -1,5 +1,6 @@
-import type { RunError, RunStatus } from '../../runs/schemas.js'
+import type { RunError, RunEventKind, RunStatus } from '../../runs/schemas.js'
 import type { PageOutcome, PageRequest } from '../paging.js'
+import type { RunNotifications } from './notifications.js'
 
 /** A run as stored: what its caller sees, and who may see it, what it holds and who works on it. */
 export interface StoredRun {
@@ -58,6 +59,13 @@ export interface RunSettlement {
   at: string
 }
 
+/** One of a run's events, as kept: its number within the run (1, 2, ...), and its JSON. */
+export interface StoredRunEvent {
+  seq: number
+  kind: RunEventKind
+  data: string
+}
+
 export interface RunListRequest extends PageRequest {
   ownerHash: string
 }
@@ -92,8 +100,19 @@ export interface RunRepository {
   settle (id: string, settlement: RunSettlement): Promise<StoredRun | null>
   /** Marks up to `limit` unfinished runs without an answer kept past their expiry expired; returns them, for their holds to be voided. */
   expireDue (now: string, limit: number): Promise<StoredRun[]>
-  /** Deletes up to `limit` runs that ended before `before`; returns how many. */
+  /**
+   * Appends an event to the running run (its number the next one), and with a progress event sets its progress; false
+   * when the worker no longer owns the run. One worker writes a run's events, one after the other.
+   */
+  appendEvent (id: string, runToken: string, kind: RunEventKind, data: string, at: string): Promise<boolean>
+  /** The run's events numbered after `after`, in order, at most `limit`. */
+  eventsAfter (id: string, after: number, limit: number): Promise<StoredRunEvent[]>
+  /** Deletes up to `limit` runs that ended before `before`, and their events; returns how many runs. */
   purgeEnded (before: string, limit: number): Promise<number>
+  /** Tells every instance that the run has news (an event, its end): PostgreSQL's NOTIFY; nothing on SQLite. */
+  notify (id: string): Promise<void>
+  /** Listens for other instances' news of runs (see RunNotifications.listen). */
+  watch: RunNotifications['listen']
   /** The state of a run's hold: a worker that took a run over learns whether the worker before it captured it already. */
   holdState (holdId: number): Promise<'pending' | 'captured' | 'voided' | null>
 }

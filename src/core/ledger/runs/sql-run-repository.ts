@@ -1,9 +1,10 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import { RUN_ID_PATTERN } from '../../runs/schemas.js'
 import { decodeCursor } from '../cursors.js'
 import type { Dialect } from '../dialect.js'
 import { INVALID_CURSOR, page } from '../paging.js'
 import type { Tables } from '../tables.js'
+import type { RunNotifications } from './notifications.js'
 import type { RunRepository, StoredRun } from './run-repository.js'
 
 type Row = Selectable<Tables['runs']>
@@ -43,7 +44,7 @@ const claimable = (now: string, queuedBefore = now) => (eb: ExpressionBuilder<Ta
 ])
 
 /** Runs over Kysely: the same queries serve SQLite and PostgreSQL, but for PostgreSQL's SKIP LOCKED in the expiry sweep. */
-export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepository {
+export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect, notifications: RunNotifications): RunRepository {
   const byKey = async (ownerHash: string, key: string) => {
     const row = await db.selectFrom('runs').selectAll().where('owner_hash', '=', ownerHash).where('idempotency_key', '=', key).executeTakeFirst()
     return row === undefined ? null : toRun(row)
@@ -177,13 +178,40 @@ export function sqlRunRepository (db: Kysely<Tables>, dialect: Dialect): RunRepo
       return rows.map(toRun)
     },
 
+    async appendEvent (id, runToken, kind, data, at) {
+      // Numbered in the insert itself, and only while the worker still owns the run: a worker that lost it writes nothing.
+      const inserted = await sql`insert into run_events (run_id, seq, kind, data, created_at)
+        select id, (select coalesce(max(seq), 0) + 1 from run_events where run_id = ${id}), ${kind}, ${data}, ${at}
+        from runs where id = ${id} and run_token = ${runToken} and status = 'running'`.execute(db)
+      if (Number(inserted.numAffectedRows ?? 0) === 0) return false
+      if (kind === 'progress') {
+        await db.updateTable('runs').set({ progress: (JSON.parse(data) as { progress: number }).progress })
+          .where('id', '=', id).where('run_token', '=', runToken).execute()
+      }
+      return true
+    },
+
+    async eventsAfter (id, after, limit) {
+      if (!idShape.test(id)) return []
+      const rows = await db.selectFrom('run_events').select(['seq', 'kind', 'data']).where('run_id', '=', id).where('seq', '>', after)
+        .orderBy('seq').limit(limit).execute()
+      return rows.map((row) => ({ seq: Number(row.seq), kind: row.kind, data: row.data }))
+    },
+
     async purgeEnded (before, limit) {
       // finished_at is set by every settlement that ends a run (and by none that does not).
-      const ended = db.selectFrom('runs').select('id').where('finished_at', '<', before).where('status', 'in', ['succeeded', 'failed', 'cancelled', 'expired'])
-        .orderBy('finished_at').limit(limit)
-      const result = await db.deleteFrom('runs').where('id', 'in', ended).executeTakeFirst()
+      const ended = await db.selectFrom('runs').select('id').where('finished_at', '<', before).where('status', 'in', ['succeeded', 'failed', 'cancelled', 'expired'])
+        .orderBy('finished_at').limit(limit).execute()
+      if (ended.length === 0) return 0
+      const ids = ended.map((row) => row.id)
+      // The events first: a purge cut short leaves a run without them, never events without their run.
+      await db.deleteFrom('run_events').where('run_id', 'in', ids).execute()
+      const result = await db.deleteFrom('runs').where('id', 'in', ids).executeTakeFirst()
       return Number(result.numDeletedRows)
     },
+
+    notify: async (id) => { await notifications.notify(id) },
+    watch: async (onNotify, onError) => await notifications.listen(onNotify, onError),
 
     async holdState (holdId) {
       const row = await db.selectFrom('holds').select('state').where('id', '=', holdId).executeTakeFirst()

@@ -82,6 +82,23 @@ for (const backend of backends) {
       t.match(await runs.get(open.id), { status: 'queued' })
     })
 
+    await t.test('a running run keeps its events numbered in order, only from the worker that owns it, and loses them with it', async (t) => {
+      const { run: queued } = await runs.insert(run({ ownerHash: 'owner-e' }))
+      await runs.claim({ id: queued.id, runToken: 'token-e', now: now(), leaseUntil: later(30) })
+      t.ok(await runs.appendEvent(queued.id, 'token-e', 'data', '{"tick":1}', now()))
+      t.ok(await runs.appendEvent(queued.id, 'token-e', 'progress', '{"progress":0.5}', now()))
+      t.ok(await runs.appendEvent(queued.id, 'token-e', 'data', '{"tick":2}', now()))
+      t.notOk(await runs.appendEvent(queued.id, 'another-token', 'data', '{"tick":3}', now()), 'a worker that lost the run keeps nothing')
+      t.same(await runs.eventsAfter(queued.id, 0, 10), [
+        { seq: 1, kind: 'data', data: '{"tick":1}' }, { seq: 2, kind: 'progress', data: '{"progress":0.5}' }, { seq: 3, kind: 'data', data: '{"tick":2}' }
+      ])
+      t.same((await runs.eventsAfter(queued.id, 2, 10)).map((event) => event.seq), [3], 'after the last one seen')
+      t.equal((await runs.get(queued.id))?.progress, 0.5)
+      await runs.settle(queued.id, { from: ['running'], status: 'cancelled', at: later(-7200) })
+      await runs.purgeEnded(later(-3600), 100)
+      t.same(await runs.eventsAfter(queued.id, 0, 10), [], 'purged with its run')
+    })
+
     await t.test('an owner lists its runs newest first, a page at a time', async (t) => {
       const ids: string[] = []
       for (let i = 0; i < 5; i++) ids.push((await runs.insert(run({ ownerHash: 'owner-e' }))).run.id)
