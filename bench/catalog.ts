@@ -75,11 +75,11 @@ async function timed (url: string, init?: RequestInit): Promise<number> {
   return performance.now() - started
 }
 
-const json = (key: string, method: string, body: unknown): RequestInit =>
+export const json = (key: string, method: string, body: unknown): RequestInit =>
   ({ method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 /** A Bee a publisher sends: it runs on the fake remote Bee, like the seeded ones. */
-const publishBody = (id: string, index: number, endpoint: string) => ({
+export const publishBody = (id: string, index: number, endpoint: string) => ({
   ...seedText(1_000_000 + index),
   id,
   endpoint,

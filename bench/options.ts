@@ -6,6 +6,10 @@ export interface BenchOptions {
   quick: boolean
   /** The catalog at scale instead of the request scenarios (see bench/catalog.ts). */
   catalog: boolean
+  /** Queued runs of an async Bee drained, and a run read under load, instead of the request scenarios (see bench/runs.ts). */
+  runs: boolean
+  /** With runs: how many runs to queue and drain on each database. */
+  runCount: number
   /** Only the rows of bench/baseline.json, in many short rounds, failing below its floor (see bench/gate.ts). */
   gate: boolean
   load: LoadSettings
@@ -25,7 +29,7 @@ export const GATE_ROUNDS = 9
 export const GATE_SECONDS = 1
 
 export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration SECONDS] [--connections N] [--rate N]
-                        [--only WORD[,WORD…]] [--cpu-prof DIR] [--catalog] [--gate]
+                        [--only WORD[,WORD…]] [--cpu-prof DIR] [--catalog] [--gate] [--runs [--count N]]
   --rate         the fixed offered load, in req/s, at which latency is measured (default 500)
   --quick        1 round of 1.5 s per side and 2 cold starts; writes bench/RESULTS.quick.md
   --only         run only the scenarios whose title contains a word (e.g. --only paid); writes no results file
@@ -35,6 +39,9 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration
   --catalog      the catalog at scale (issue 25): 100,000 Bees on PostgreSQL, 10,000 on SQLite (2,000 with --quick), seeded
                  with SQL, a tenth published and PATCHed through the API by 8 publishers, every row of the issue's table;
                  fails if publishing or PATCH slows, RSS passes 250 MB, or the OpenAPI document passes 180 KB or grows
+  --runs         runs of a free async Bee (issue 45): --count N (default 10,000) queued with Prefer: respond-async while
+                 the fake upstream holds its answers, then drained, on SQLite and (with DATABASE_URL) on PostgreSQL;
+                 then GET /api/runs/{id} of a finished run under load; writes its section of bench/RESULTS.md
 With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL, against a bare pg
 client, with other pool sizes and with two instances (the last two not with --quick).`
 
@@ -58,6 +65,8 @@ export function parseOptions (argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       catalog: { type: 'boolean', default: false },
       gate: { type: 'boolean', default: false },
+      runs: { type: 'boolean', default: false },
+      count: { type: 'string' },
       rounds: { type: 'string' },
       duration: { type: 'string' },
       connections: { type: 'string' },
@@ -75,6 +84,8 @@ export function parseOptions (argv: string[]): BenchOptions {
   return {
     quick,
     catalog: values.catalog === true,
+    runs: values.runs === true,
+    runCount: Math.round(positive('count', values.count, 10_000)),
     gate,
     load: {
       connections: Math.round(positive('connections', values.connections, 50)),

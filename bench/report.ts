@@ -57,7 +57,7 @@ function cpuSignature (): string {
   }
 }
 
-function machine (): string {
+export function machine (): string {
   return `${hostModel()}${cpuSignature()} × ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}`
 }
 
@@ -102,6 +102,15 @@ function resourceTable ({ peakRssBytes, coldStart }: Results): string[] {
       `${coldStart.ratio.toFixed(2)} × bare Fastify's ${ms(coldStart.baselineMs)} ms |`)
   }
   return ['| Measure | Target | Value | | Absolute (this machine) |', '|---|---|---|---|---|', ...rows]
+}
+
+/** The runs bench's section of bench/RESULTS.md (bench/runs.ts): the file's last, kept when the request bench rewrites the rest. */
+export const RUNS_HEADING = '## Runs of an async Bee'
+
+/** `text`'s runs section, from its heading to the end, or '' when it has none. */
+export function runsSection (text: string): string {
+  const start = text.indexOf(`\n${RUNS_HEADING}`)
+  return start < 0 ? '' : text.slice(start)
 }
 
 /** The results as Markdown: the file's content, and what the run prints. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +12,8 @@ import { coldStart } from './cold-start.js'
 import { type Comparison, compare, compareRuns, fire, fireTogether, type Target } from './load.js'
 import { type BenchOptions, parseOptions, USAGE } from './options.js'
 import { isPostgresUrl, privateSchema } from './postgres.js'
-import { renderResults, type Results } from './report.js'
+import { renderResults, type Results, runsSection } from './report.js'
+import { runsBench } from './runs.js'
 import { checkSameAnswer } from './same-answer.js'
 import {
   BEES_PATH, DETAIL_PATH, paidCall, postgresScenario, PROXIED_BEE_ID, type Scenario, scenarios, SENTIMENT_BODY, SENTIMENT_PATH, SUMMARIZE_BODY, SUMMARIZE_PATH,
@@ -263,6 +264,7 @@ async function main (): Promise<number> {
   }
   try {
     if (options.catalog) return await catalogBench(options.quick, dir, nodeFlagsOf(options))
+    if (options.runs) return await runsBench(options, dir)
     const baseline = options.gate ? floorsFor(readBaseline(), hostModel()) : null
     if (baseline !== null) options.only = Object.keys(baseline.ratios)
     const results = await bench(options, dir)
@@ -271,7 +273,8 @@ async function main (): Promise<number> {
     const file = resultsFile(options)
     if (file === null) console.error('No results file written: --only and --cpu-prof runs are partial or skewed.')
     else {
-      writeFileSync(file, markdown)
+      // The runs bench's figures are not this run's to drop: they come from `--runs`, which appends them.
+      writeFileSync(file, markdown + (existsSync(file) ? runsSection(readFileSync(file, 'utf8')) : ''))
       console.error(`Written to ${file}`)
     }
     if (results.problems.length > 0) {
