@@ -266,9 +266,10 @@ export class RemoteBeeProxy {
     } catch (error) {
       if (error instanceof SendFailure || error instanceof ApiError) throw error
       if (error instanceof EventTooLarge) throw new SendFailure('too-large', error)
-      if (timeout.signal.aborted) throw new SendFailure('timeout', error)
-      if (signal.aborted) throw new SendFailure('cancelled', error)
       const code = (error as { code?: string }).code
+      // undici's own time limits are set to the run's, and may fire a moment before this call's timer does.
+      if (timeout.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new SendFailure('timeout', error)
+      if (signal.aborted) throw new SendFailure('cancelled', error)
       if (code === 'EGRESS_FORBIDDEN' || (error as { cause?: { code?: string } }).cause?.code === 'EGRESS_FORBIDDEN') throw new SendFailure('forbidden', error)
       throw new SendFailure('unreachable', error)
     } finally {
