@@ -31,6 +31,12 @@ test('the difference of a printed answer and an actual one', async (t) => {
   t.match(difference('200\n429', '200\n200'), /differs/, 'plain text is compared line for line')
 })
 
+test('an example that starts its own service: the line is taken out, its variables given to the service', async (t) => {
+  const { script, serverEnv } = serverStart('ADMIN_TOKEN=$ADMIN_TOKEN EGRESS_ALLOWLIST=127.0.0.1 npm start &\ncurl -s localhost:3000/health', { ADMIN_TOKEN: 'secret' })
+  t.same(serverEnv, { ADMIN_TOKEN: 'secret', EGRESS_ALLOWLIST: '127.0.0.1' }, '$ADMIN_TOKEN is the shell\'s own variable')
+  t.equal(script, 'curl -s localhost:3000/health')
+})
+
 // Four at a time: each example waits on its own service and shell, not on the CPU, most of the time.
 test('the runnable examples print what the documentation shows', { jobs: 4 }, async (t) => {
   for (const example of examples) {
@@ -40,7 +46,8 @@ test('the runnable examples print what the documentation shows', { jobs: 4 }, as
     t.test(example.where, async (t) => {
       const dir = mkdtempSync(join(tmpdir(), 'apiary-example-'))
       t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-      const { script, serverEnv } = serverStart(example.script)
+      // The variables every example's shell has before its own: the service line may name them.
+      const { script, serverEnv } = serverStart(example.script, { SECRETS_KEY, ADMIN_TOKEN })
       const databaseUrl = join(dir, 'apiary.db')
       const server = await build(t, { env: { DATABASE_URL: databaseUrl, ...serverEnv } })
       await server.listen({ port: 0, host: '127.0.0.1' })

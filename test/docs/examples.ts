@@ -151,15 +151,20 @@ export function difference (printed: string, actual: string, vary: string[] = []
 
 const startLine = /^((?:[A-Z][A-Z0-9_]*=\S+\s+)+)npm start\s*&?\s*$/
 
-/** The example without the line that starts the service, and the variables that line starts it with. */
-export function serverStart (script: string): { script: string, serverEnv: Record<string, string> } {
+/**
+ * The example without the line that starts the service, and the variables that line starts it with. A value `$NAME`
+ * is the example's own variable (`ADMIN_TOKEN=$ADMIN_TOKEN npm start &`), taken from `env`, what the example runs with.
+ */
+export function serverStart (script: string, env: Record<string, string> = {}): { script: string, serverEnv: Record<string, string> } {
   const serverEnv: Record<string, string> = {}
   const kept = script.split('\n').filter((line) => {
     const start = startLine.exec(line.trim())
     if (start === null) return true
     for (const assignment of (start[1] ?? '').trim().split(/\s+/)) {
       const [name = '', ...value] = assignment.split('=')
-      serverEnv[name] = value.join('=').replace(/^'(.*)'$/, '$1')
+      const given = value.join('=').replace(/^'(.*)'$/, '$1')
+      const variable = /^\$\{?([A-Z][A-Z0-9_]*)\}?$/.exec(given)
+      serverEnv[name] = variable === null ? given : env[variable[1] ?? ''] ?? ''
     }
     return false
   })
