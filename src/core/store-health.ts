@@ -10,6 +10,9 @@ export const STORE_RETRY_AFTER_SECONDS = 1
 const RETRY = `Retry in ${STORE_RETRY_AFTER_SECONDS} s (Retry-After), with the same Idempotency-Key if you sent one: a call charged ` +
   'before the failure replays its answer, and a hold left unsettled is released (HOLD_TIMEOUT_SECONDS).'
 
+/** How long after a probe that passed failures still count as the one the probe was for, without a line of their own. */
+const SAME_EVENT_MS = 1000
+
 /** The 503 a call gets while the ledger database is down or full. */
 export function storeRefusal (code: StoreFaultCode): RetryLaterError {
   return code === 'STORE_FULL'
@@ -135,13 +138,17 @@ export class StoreHealth {
     this.#options.probe(code === 'STORE_FULL').then(() => {
       this.#options.log.warn({ reason: (error as Error).message, ...suspected },
         'ledger database failed, and answers again (a connection it closed is opened again as needed)')
+      // The server ends every connection at once, but an idle one's error may be told after the probe passed: the
+      // same event, so no second line for it. A database that does go down meanwhile is probed at the next failure.
+      setTimeout(() => { this.#suspected = null }, SAME_EVENT_MS).unref()
     }, (probeError: unknown) => {
       // The probe's own failure says what is wrong now (the server refusing connections), where the first was a symptom.
       const now = storeFaultOf(probeError)
       this.#fault = now ?? code
       const cause = now === null ? error : probeError
       for (const [counted, count] of Object.entries(suspected)) this.#outage.failed(cause, counted, count)
-    }).finally(() => { this.#suspected = null })
+      this.#suspected = null
+    })
     return code
   }
 }

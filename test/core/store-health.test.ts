@@ -50,6 +50,22 @@ test('connections the server ended while it answers: 503s for the calls on them,
   t.match(lines[0]?.fields, { reason: 'terminating connection due to administrator command', refusedCalls: 2, connectionsLost: 1 })
 })
 
+test('a connection told ended just after the probe passed is the same event: no second line, no second probe', async (t) => {
+  const { health, lines, probes, settle } = store(t)
+  health.refusal(terminated())
+  await settle()
+  t.match(health.refusal(terminated()), { code: 'STORE_UNAVAILABLE' }, 'the late one still refused as the others')
+  health.connectionLost(terminated())
+  await settle()
+  t.same(probes, [false], 'the database asked once')
+  t.equal(lines.length, 1, 'one line')
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  health.refusal(terminated())
+  await settle()
+  t.same(probes, [false, false], 'a failure a second later is a new event: asked again')
+  t.equal(lines.length, 2)
+})
+
 test('the database down: an outage with the probe\'s own error, the calls met before it counted, and its end once it answers', async (t) => {
   const { health, state, lines, settle } = store(t)
   state.up = false
