@@ -111,3 +111,55 @@ export function petstoreDocument (serverUrl: string, version: '3.0' | '3.1' = '3
     }
   }
 }
+
+/** The same petstore described in Swagger 2.0: host, basePath, a body parameter, definitions. */
+export function petstoreSwagger2 (serverUrl: string) {
+  const pet = { $ref: '#/definitions/Pet' }
+  return {
+    swagger: '2.0',
+    info: { title: 'Petstore', version: '1.0.0' },
+    host: new URL(serverUrl).host,
+    basePath: '/v1',
+    schemes: ['http'],
+    consumes: ['application/json'],
+    produces: ['application/json'],
+    securityDefinitions: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+    security: [{ apiKey: [] }],
+    paths: {
+      '/pets': {
+        get: {
+          operationId: 'listPets',
+          summary: 'List pets',
+          parameters: [
+            { name: 'limit', in: 'query', description: 'How many at most.', type: 'integer', minimum: 1, maximum: 100 },
+            { name: 'tag', in: 'query', type: 'array', items: { type: 'string' }, collectionFormat: 'multi' }
+          ],
+          responses: { 200: { description: 'Pets.', schema: { type: 'array', items: pet } } }
+        },
+        post: {
+          operationId: 'createPet',
+          summary: 'Add a pet',
+          parameters: [{ name: 'pet', in: 'body', required: true, schema: { $ref: '#/definitions/NewPet' } }],
+          responses: { 201: { description: 'Created.', schema: pet } }
+        }
+      },
+      '/pets/{petId}': {
+        parameters: [{ name: 'petId', in: 'path', required: true, description: 'The pet\'s id.', type: 'string' }],
+        get: {
+          operationId: 'showPetById',
+          summary: 'Info for a pet',
+          parameters: [{ name: 'X-Trace-Id', in: 'header', type: 'string' }],
+          responses: { 200: { description: 'The pet.', schema: pet } }
+        }
+      }
+    },
+    definitions: {
+      Pet: {
+        type: 'object',
+        required: ['id', 'name'],
+        properties: { id: { type: 'integer' }, name: { type: 'string' }, tag: { type: 'string', 'x-nullable': true }, traceId: { type: 'string', 'x-nullable': true } }
+      },
+      NewPet: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, tag: { type: 'string' } } }
+    }
+  }
+}

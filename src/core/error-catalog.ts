@@ -33,7 +33,6 @@ export const ERROR_CATALOG = {
   IMPORT_SOURCE_FORBIDDEN: { 400: 'An import\'s source URL (an OpenAPI document\'s or an MCP server\'s) is not https, carries credentials, or resolves to a loopback, private, link-local or reserved address (the egress guard, as for a published endpoint).' },
   IMPORT_SOURCE_UNREADABLE: { 400: 'An import\'s source URL answered an error status, did not answer in `REMOTE_BEE_TIMEOUT_MS`, could not be reached, or is larger than `REMOTE_BEE_MAX_RESPONSE_BYTES`; an MCP server\'s could not be read as Streamable HTTP MCP (it wants a credential not given, say).' },
   IMPORT_DOCUMENT_INVALID: { 400: 'An OpenAPI import\'s document is not valid OpenAPI 3.0 or 3.1 (the message quotes the parser), or is neither JSON nor YAML.' },
-  IMPORT_SWAGGER_UNSUPPORTED: { 400: 'An OpenAPI import\'s document is Swagger 2.0: convert it to OpenAPI 3 first (see [Publishing Bees](publishers.md)).' },
   IMPORT_OPERATION_UNKNOWN: { 400: 'An import chose an operation (by `operationId`, or `method` and `path`) the document does not have, or a `tool` the MCP server does not list.' },
   IMPORT_OPERATION_REFUSED: { 400: 'An import chose an operation or tool that fails a check of its preview (its id, server, parameters, credential, input or output schema); the message lists them.' },
   IMPORTED_BEE_FIELD: { 400: 'A PATCH of an imported Bee\'s `endpoint`, `inputSchema` or `outputSchema`, which follow its OpenAPI operation: remove the Bee and import the operation again.' },

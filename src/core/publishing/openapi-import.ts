@@ -7,7 +7,7 @@ import type { ManagedBee } from '../schemas.js'
 import type { EgressPolicy } from './egress.js'
 import { beeIdOf, checkOf, chosen, type IdOptions, idProblem, type ImportCheck, pricingOf, publishAll, requirePublisher, schemaCheck } from './import-checks.js'
 import { isObject, type Json, type JsonObject } from './json-schema.js'
-import { openApiSchemaProblem } from './openapi-document-validation.js'
+import { openApiSchemaProblem, swaggerSchemaProblem } from './openapi-document-validation.js'
 import { type RemoteBeeProxy, SendFailure } from './proxy.js'
 import { WHOLE_BODY, WRAPPED_ANSWER, type ParameterPlace, type RequestMapping } from './request-mapping.js'
 import { toInputSchema, toOutputSchema } from './schema-conversion.js'
@@ -378,8 +378,8 @@ export class OpenApiImport {
    * operationIds, path parameters declared, …) and dereferenced. Its schema check is skipped there: it compiles the
    * specification's schema at every call (see openapi-document-validation.ts).
    */
-  async #validate (document: object): Promise<Document> {
-    if ('swagger' in document) throw swaggerRefused()
+  async #validate (given: object): Promise<Document> {
+    const document = 'swagger' in given ? await upgradedSwagger(given) : given
     const problem = await openApiSchemaProblem(document)
     if (problem !== null) throw invalid(problem)
     const parser = await swaggerParser()
@@ -404,5 +404,14 @@ async function invalidUnless<T> (run: () => Promise<T>): Promise<T> {
   }
 }
 
-const swaggerRefused = () => failure('IMPORT_SWAGGER_UNSUPPORTED', 'Swagger 2.0 documents are not imported: convert it to OpenAPI 3 first ' +
-  '(for example with `npx swagger2openapi swagger.json -o openapi.json`), then import that.')
+/**
+ * A Swagger 2.0 document, checked against its specification's JSON Schema, then converted to OpenAPI 3.0 by Scalar's
+ * upgrader (host, basePath and schemes become the server; body and formData parameters the request body; definitions
+ * components) for the checks and the import that 3.0 documents get.
+ */
+async function upgradedSwagger (document: object): Promise<object> {
+  const problem = await swaggerSchemaProblem(document)
+  if (problem !== null) throw failure('IMPORT_DOCUMENT_INVALID', `The document is not a valid Swagger 2.0 document: ${problem.slice(0, 1000)}`)
+  const { upgrade } = await import('@scalar/openapi-upgrader')
+  return await invalidUnless(async () => upgrade(document as Record<string, unknown>, '3.0'))
+}

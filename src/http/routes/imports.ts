@@ -15,7 +15,7 @@ const Source = Type.Union([
   Type.Object({
     mcpServer: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a Streamable HTTP MCP server, read through the egress guard: its tools become Bees.' })
   }, { additionalProperties: false, description: 'An MCP server.' })
-], { description: 'What to import: an OpenAPI document (inline or its URL; Swagger 2.0 is refused: convert it first), or an MCP server.' })
+], { description: 'What to import: an OpenAPI 3 or Swagger 2.0 document (inline or its URL), or an MCP server.' })
 
 const Credential = Type.String({ minLength: 1, maxLength: 4096, description: 'The upstream\'s API key or bearer token, sent where the document\'s security scheme (or credentialHeader) says; sealed, never shown again.' })
 
@@ -74,7 +74,7 @@ const Candidate = Type.Object({
   importable: Type.Boolean({ description: 'Whether every check passed.' })
 }, { description: 'A Bee an operation or tool would become.' })
 
-const IMPORT_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'IMPORT_SOURCE_FORBIDDEN', 'IMPORT_SOURCE_UNREADABLE', 'IMPORT_DOCUMENT_INVALID', 'IMPORT_SWAGGER_UNSUPPORTED']
+const IMPORT_CODES: ErrorCode[] = ['VALIDATION_FAILED', 'IMPORT_SOURCE_FORBIDDEN', 'IMPORT_SOURCE_UNREADABLE', 'IMPORT_DOCUMENT_INVALID']
 
 /** Publishers (and the operator, to preview) turn an OpenAPI document's operations into Bees. */
 const importRoutes: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -3,7 +3,7 @@ import { TaskState, type Task } from '@a2a-js/sdk'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { backends, runSql } from '../../databases.js'
-import { PETSTORE_KEY, petstoreDocument, startFakePetstore } from '../../fake-petstore.js'
+import { PETSTORE_KEY, petstoreDocument, petstoreSwagger2, startFakePetstore } from '../../fake-petstore.js'
 import { adminHeaders, balanceOf, build, createWallet, execute, SECRETS_KEY } from '../../helper.js'
 import { createPublisher } from '../../publishing-helper.js'
 import { beeMessage, connect, listening, send } from '../a2a/clients.js'
@@ -62,6 +62,33 @@ for (const version of ['3.0', '3.1'] as const) {
     t.equal(petstore.requests.length, 0, 'a preview calls nothing upstream')
   })
 }
+
+test('a Swagger 2.0 document is converted: the same Bees as its OpenAPI 3 twin, calling the same URLs with the key', async (t) => {
+  const { app, petstore, publisher } = await setup(t)
+  const preview = async (document: object) => {
+    const response = await post(app, '/api/imports/preview', publisher.headers, { source: { document }, idPrefix: 'pets' })
+    t.equal(response.statusCode, 200, response.body)
+    return response.json().operations as Array<Record<string, any>>
+  }
+  const twin = await preview(petstoreDocument(petstore.url))
+  const converted = await preview(petstoreSwagger2(petstore.url))
+  t.same(converted.map((operation) => operation.mapping), twin.map((operation) => operation.mapping), 'the same request mappings: server, path, parameters, body, credential')
+  t.same(converted.map((operation) => [operation.id, operation.importable, Object.keys(operation.inputSchema.properties ?? {})]),
+    twin.map((operation) => [operation.id, operation.importable, Object.keys(operation.inputSchema.properties ?? {})]), 'the same Bees and inputs')
+
+  const applied = await post(app, '/api/imports', publisher.headers, {
+    source: { document: petstoreSwagger2(petstore.url) }, idPrefix: 'pets', credential: PETSTORE_KEY, operations: everyOperation
+  })
+  t.equal(applied.statusCode, 201, applied.body)
+  const wallet = await createWallet(app, 1)
+  t.match((await execute(app, 'pets-show-pet-by-id', { petId: '2', 'X-Trace-Id': 'abc' }, wallet.token)).json(), { result: { id: 2, name: 'Tom', traceId: 'abc' } })
+  t.match(petstore.requests.at(-1), { method: 'GET', url: '/v1/pets/2', headers: { 'x-api-key': PETSTORE_KEY } }, 'the path parameter, the header and the key')
+  t.match((await execute(app, 'pets-list-pets', { limit: 1, tag: ['dog'] })).json(), { result: { data: [{ id: 1 }] } })
+  t.equal(petstore.requests.at(-1)?.url, '/v1/pets?limit=1&tag=dog', 'the query, a multi array as repeated keys')
+  t.match((await execute(app, 'pets-create-pet', { name: 'Kit' })).json(), { result: { id: 3, name: 'Kit' } })
+  t.same(JSON.parse(petstore.requests.at(-1)?.body ?? ''), { name: 'Kit' }, 'the body parameter is the JSON body')
+  await t.resolves(SwaggerParser.validate((await app.inject('/api/bees/pets-create-pet/openapi.json')).json()), 'its own document is valid OpenAPI')
+})
 
 test('imported Bees are described in OpenAPI and call the upstream in its own language, with its key', async (t) => {
   const logLines: string[] = []
@@ -196,13 +223,14 @@ test('a document from a URL is fetched through the egress guard', async (t) => {
   t.equal(petstore.requests.filter((request) => request.url === '/openapi.json').length, 3, 'nothing was fetched from a private address')
 })
 
-test('a document that is not OpenAPI 3, or a choice it does not allow, is a clear 400', async (t) => {
+test('a document that is not OpenAPI 3 or Swagger 2.0, or a choice it does not allow, is a clear 400', async (t) => {
   const { app, petstore, publisher } = await setup(t)
   const cases: Array<[object, string]> = [
     [{ source: { document: { openapi: '3.0.3', paths: {} } } }, 'IMPORT_DOCUMENT_INVALID'],
     [{ source: { document: { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { '/a': { get: { responses: { 200: { $ref: '#/nowhere' } } } } } } } }, 'IMPORT_DOCUMENT_INVALID'],
     [{ source: { document: { hello: 'world' } } }, 'IMPORT_DOCUMENT_INVALID'],
-    [{ source: { document: { swagger: '2.0', info: { title: 'x', version: '1' }, paths: {} } } }, 'IMPORT_SWAGGER_UNSUPPORTED']
+    [{ source: { document: { swagger: '2.0', info: { title: 'x' }, paths: {} } } }, 'IMPORT_DOCUMENT_INVALID'],
+    [{ source: { document: { swagger: '1.2', info: { title: 'x', version: '1' }, paths: {} } } }, 'IMPORT_DOCUMENT_INVALID']
   ]
   for (const [body, code] of cases) {
     const response = await post(app, '/api/imports/preview', publisher.headers, body)
