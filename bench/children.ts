@@ -108,12 +108,15 @@ export async function stopAll (): Promise<void> {
   await Promise.all([...running.values()].map((stop) => stop()))
 }
 
-/** The process's peak resident set size (VmHWM), or null where /proc is not available. */
-export function peakRssBytes (pid: number): number | null {
+/** One of the process's memory figures in /proc/PID/status (VmRSS, VmHWM, …), in bytes; null where /proc is not available. */
+export function statusBytes (pid: number, field: string): number | null {
   try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return match?.[1] === undefined ? null : Number(match[1]) * 1024
   } catch {
     return null
   }
 }
+
+/** The process's peak resident set size (VmHWM), or null where /proc is not available. */
+export const peakRssBytes = (pid: number): number | null => statusBytes(pid, 'VmHWM')

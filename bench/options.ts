@@ -41,7 +41,8 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--rounds N] [--duration
                  fails if publishing or PATCH slows, RSS passes 250 MB, or the OpenAPI document passes 180 KB or grows
   --runs         runs of a free async Bee (issue 45): --count N (default 10,000) queued with Prefer: respond-async while
                  the fake upstream holds its answers, then drained, on SQLite and (with DATABASE_URL) on PostgreSQL;
-                 then GET /api/runs/{id} of a finished run under load; writes its section of bench/RESULTS.md
+                 then GET /api/runs/{id} of a finished run under load; then 1,000 open streams of a stream Bee (RSS
+                 per stream, relay latency); --only drain or --only streams runs one; writes its section of bench/RESULTS.md
 With DATABASE_URL=postgres://… in the environment, the paid scenario also runs on PostgreSQL, against a bare pg
 client, with other pool sizes and with two instances (the last two not with --quick).`
 

@@ -12,6 +12,7 @@ import type { BenchOptions } from './options.js'
 import { isPostgresUrl, privateSchema } from './postgres.js'
 import { machine, RUNS_HEADING, runsSection } from './report.js'
 import { createPublisher, startService } from './service.js'
+import { openStreamsBench, STREAMS_HEADING, streamsSection } from './streams.js'
 
 const BEE_ID = 'bench-async'
 /** A run not ended this long after the upstream let go fails the bench rather than hanging it. */
@@ -159,21 +160,27 @@ function section (options: BenchOptions, measured: Drained[], skipped: string[],
   ].join('\n') + '\n'
 }
 
-/** Writes the section as bench/RESULTS.md's last, in place of the one before. */
-function writeSection (markdown: string): string {
+/**
+ * `text` (bench/RESULTS.md) with its runs section, its last, in place of the one before: the drains' part, then the
+ * open streams' subsection; a part not measured this time (null) is kept as it was.
+ */
+export function withRunsSection (text: string, drains: string | null, streams: string | null): string {
+  const section = runsSection(text)
+  const rest = text.slice(0, text.length - section.length).trimEnd()
+  const split = section.indexOf(`\n${STREAMS_HEADING}`)
+  const kept = { drains: (split < 0 ? section : section.slice(0, split)).trim(), streams: split < 0 ? '' : section.slice(split).trim() }
+  const parts = [rest, drains?.trim() ?? kept.drains, streams?.trim() ?? kept.streams].filter((part) => part !== '')
+  return `${parts.join('\n\n')}\n`
+}
+
+function writeSection (drains: string | null, streams: string | null): string {
   const file = fileURLToPath(new URL('RESULTS.md', import.meta.url))
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
-  const rest = text.slice(0, text.length - runsSection(text).length).trimEnd()
-  writeFileSync(file, `${rest === '' ? '' : `${rest}\n\n`}${markdown}`)
+  writeFileSync(file, withRunsSection(existsSync(file) ? readFileSync(file, 'utf8') : '', drains, streams))
   return file
 }
 
-/**
- * Issue 45's queued runs: `--count` runs drained on SQLite, and on PostgreSQL (pg-boss) when DATABASE_URL names one,
- * and a finished run read under load. Prints its section and writes it into bench/RESULTS.md; exits 1 when a run did
- * not succeed, the upstream was not called once per run, or a read failed.
- */
-export async function runsBench (options: BenchOptions, dir: string): Promise<number> {
+/** The drains on SQLite, and on PostgreSQL when DATABASE_URL names one: their part of the section, and their problems. */
+async function drains (options: BenchOptions, dir: string): Promise<{ markdown: string, problems: string[] }> {
   const loadAtStart = loadavg()
   const measured = [await drain('SQLite', join(dir, 'runs.db'), options, dir)]
   const skipped: string[] = []
@@ -189,8 +196,30 @@ export async function runsBench (options: BenchOptions, dir: string): Promise<nu
     skipped.push('PostgreSQL: DATABASE_URL in the bench\'s environment is not a postgres:// URL')
   }
   const problems = measured.flatMap(problemsOf)
-  const markdown = section(options, measured, skipped, loadAtStart, problems)
-  console.log(markdown)
-  console.error(`Written to ${writeSection(markdown)}`)
-  return problems.length === 0 ? 0 : 1
+  return { markdown: section(options, measured, skipped, loadAtStart, problems), problems }
+}
+
+const loadNow = () => loadavg().map((value) => value.toFixed(1)).join(' / ')
+
+/**
+ * Issue 45's runs and streams: `--count` runs drained on SQLite, and on PostgreSQL (pg-boss) when DATABASE_URL names
+ * one, and a finished run read under load; then OPEN_STREAMS streams of a stream Bee held open (bench/streams.ts).
+ * `--only drain` or `--only streams` runs one of the two. Prints its section and writes it into bench/RESULTS.md (a
+ * part not run is kept); exits 1 when a run did not succeed, the upstream was not called once per run, a read failed,
+ * or a stream was refused, ended early or left its upstream open.
+ */
+export async function runsBench (options: BenchOptions, dir: string): Promise<number> {
+  const wants = (word: string) => options.only === null || options.only.includes(word)
+  const drained = wants('drain') ? await drains(options, dir) : null
+  let streams: string | null = null
+  let streamProblems: string[] = []
+  if (wants('streams')) {
+    const loadAtStart = loadNow()
+    const figures = await openStreamsBench(dir)
+    streams = streamsSection(figures, `${loadAtStart} at the start, ${loadNow()} at the end`)
+    streamProblems = figures.problems
+  }
+  console.log([drained?.markdown, streams].filter((part) => part !== undefined && part !== null).join('\n'))
+  console.error(`Written to ${writeSection(drained?.markdown ?? null, streams)}`)
+  return [...drained?.problems ?? [], ...streamProblems].length === 0 ? 0 : 1
 }

@@ -35,6 +35,9 @@ export interface ExecutorOptions {
 /** What a door that can hand back a run needs of the run service: a run replayed under its Idempotency-Key, or started. */
 export type RunStarter = Pick<RunService, 'replay' | 'admit' | 'start'>
 
+/** How a door runs the Bee once its hold is placed: by default whole (`Executor.run`); MCP's progress relays a stream's events. */
+export type Runner = (execution: Execution, input: unknown) => Promise<ExecutionOutcome>
+
 /** An async Bee's call that became a run (or found the run its Idempotency-Key started). */
 export type RunStartOutcome = { ok: true, run: StartedRun }
 
@@ -153,8 +156,8 @@ export class Executor {
   }
 
   /** The whole pipeline for doors that hand over a call at once; the ledger database away is a 503 outcome, not a throw. */
-  async execute (request: ExecutionRequest): Promise<ExecutionOutcome> {
-    return await this.#guarded(this.#execute(request, null)) as ExecutionOutcome
+  async execute (request: ExecutionRequest, runner?: Runner): Promise<ExecutionOutcome> {
+    return await this.#guarded(this.#execute(request, null, runner)) as ExecutionOutcome
   }
 
   /**
@@ -176,7 +179,7 @@ export class Executor {
     }
   }
 
-  async #execute (request: ExecutionRequest, runs: RunStarter | null): Promise<ExecutionOutcome | RunStartOutcome> {
+  async #execute (request: ExecutionRequest, runs: RunStarter | null, runner?: Runner): Promise<ExecutionOutcome | RunStartOutcome> {
     const admitted = await this.admit({
       bee: request.beeId,
       walletToken: request.walletToken,
@@ -202,7 +205,7 @@ export class Executor {
       if (!limited.ok) return limited
       const held = await this.hold(execution)
       if (!held.ok) return held
-      return await this.run(execution, request.input)
+      return await (runner === undefined ? this.run(execution, request.input) : runner(execution, request.input))
     } finally {
       await this.release(execution)
     }

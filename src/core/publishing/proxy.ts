@@ -109,6 +109,12 @@ const upstream = (beeId: string, detail: string) =>
 export class RemoteBeeProxy {
   readonly #options: ProxyOptions
   readonly #agent: LazyAgent
+  /**
+   * Stream Bees' calls: each holds its connection for the stream's whole life, so they do not share the pool's 64 per
+   * origin (the 65th open stream to an endpoint would wait, unanswered, for one to end, and its sync calls with it).
+   * Their callers bound them: STREAM_MAX_OPEN, RUN_CONCURRENCY.
+   */
+  readonly #streams: LazyAgent
   /** The MCP servers' client sessions, over the same pool and egress checks. */
   readonly mcp: McpSessions
 
@@ -116,6 +122,8 @@ export class RemoteBeeProxy {
     this.#options = options
     this.#agent = new LazyAgent((undici) =>
       new undici.Agent({ keepAliveTimeout: 10_000, connections: 64, connect: guardedConnector(undici, options.policy, options.timeoutMs) }))
+    this.#streams = new LazyAgent((undici) =>
+      new undici.Agent({ keepAliveTimeout: 10_000, connections: null, connect: guardedConnector(undici, options.policy, options.timeoutMs) }))
     this.mcp = new McpSessions({ fetch: this.#fetch, timeoutMs: options.timeoutMs, onToolsChanged: options.onToolsChanged })
   }
 
@@ -160,7 +168,7 @@ export class RemoteBeeProxy {
         const type = String(response.headers['content-type'] ?? '')
         if (!type.startsWith(EVENT_STREAM)) throw upstream(target.beeId, `it answered ${type === '' ? 'no Content-Type' : type}, not ${EVENT_STREAM}`)
         return { headers: response.headers, result: await readEventStream(target.beeId, response.body, events, this.#options.maxResponseBytes) }
-      })
+      }, this.#streams)
       return outcome(target.beeId, streamed.headers, streamed.result)
     }
     const answer = await this.#callUpstream(target.beeId, target.endpoint, context, request, this.#readAnswer)
@@ -214,13 +222,13 @@ export class RemoteBeeProxy {
 
   /** Sends a Bee's request in its span, reads the answer with `read` (after its status was checked), and says its failures as ApiErrors. */
   async #callUpstream<T> (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest,
-    read: (response: UpstreamResponse) => Promise<T>): Promise<T> {
+    read: (response: UpstreamResponse) => Promise<T>, pool = this.#agent): Promise<T> {
     try {
       return await inUpstreamSpan(beeId, endpoint, async (traceContext) =>
         await this.#send({ ...request, headers: { ...traceContext, ...request.headers, 'x-request-id': context.requestId } }, context, async (response) => {
           if (response.statusCode < 200 || response.statusCode > 299) throw upstream(beeId, `it answered HTTP ${response.statusCode}`)
           return await read(response)
-        }), request.method)
+        }, pool), request.method)
     } catch (error) {
       if (!(error instanceof SendFailure)) throw error
       if (error.kind === 'timeout') {
@@ -238,7 +246,8 @@ export class RemoteBeeProxy {
    * One request with a time limit, its answer read by `read`; its failures as a SendFailure. A run of an async Bee
    * or a stream has a limit of its own (its maxRunSeconds), and may be cancelled meanwhile (`run`).
    */
-  async #send<T> (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'>, read: (response: UpstreamResponse) => Promise<T>): Promise<T> {
+  async #send<T> (request: UpstreamRequest, run: Pick<BeeContext, 'timeoutMs' | 'signal'>, read: (response: UpstreamResponse) => Promise<T>,
+    pool = this.#agent): Promise<T> {
     // Cleared with the answer: AbortSignal.timeout's timer (and its WeakRef) stays until it fires, so every call of
     // the last timeout's span held one (4,700 after 10,000 calls at the bench's pace).
     const timeout = new AbortController()
@@ -246,7 +255,7 @@ export class RemoteBeeProxy {
     const timer = setTimeout(() => timeout.abort(), limitMs)
     const signal = run.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, run.signal])
     try {
-      const { undici, agent } = await this.#agent.get()
+      const { undici, agent } = await pool.get()
       const response = await undici.request(request.url, {
         method: request.method,
         dispatcher: agent,
@@ -280,6 +289,7 @@ export class RemoteBeeProxy {
   async close (): Promise<void> {
     await this.mcp.close()
     await this.#agent.close()
+    await this.#streams.close()
   }
 
   /** The body as text, read up to the cap; past it, `stop` ends the body and the read fails. */

@@ -1,6 +1,6 @@
 import type { BeeEvents } from '../bee.js'
 import type { Execution, ExecutionOutcome, HoneySerializer } from '../execution/execution.js'
-import type { Executor } from '../execution/executor.js'
+import type { Executor, Runner } from '../execution/executor.js'
 import type { Ledger } from '../ledger/ledger.js'
 import { checkedEvents } from './checked-events.js'
 
@@ -28,3 +28,12 @@ export async function streamCall (options: StreamCallOptions, execution: Executi
   if (hold !== null) await options.ledger.holds.renew(hold.id, seconds + options.holdTimeoutSeconds)
   return await options.executor.run(execution, input, AS_JSON, { events: checkedEvents(bee, events, log), signal, timeoutMs: seconds * 1000 })
 }
+
+/**
+ * The runner of a door that relays a stream's events within its answer (MCP's progress notifications): a stream Bee's
+ * call streamed as above, any other Bee's run whole, as without it.
+ */
+export const relayingRunner = (options: StreamCallOptions, events: BeeEvents, signal: AbortSignal): Runner =>
+  async (execution, input) => execution.bee.record.config.executionMode === 'stream'
+    ? await streamCall(options, execution, input, events, signal)
+    : await options.executor.run(execution, input)

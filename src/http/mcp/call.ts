@@ -6,7 +6,8 @@ import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META } from '../../core/x402/sch
 import { fromApiError, type Era } from './errors.js'
 import { FIND_BEES, findBees } from './find-bees.js'
 import { META, pinOf } from './meta.js'
-import type { McpOptions } from './options.js'
+import type { McpOptions, Relay } from './options.js'
+import { progressEvents, type ProgressChannel } from './progress.js'
 
 /** What the HTTP request around an MCP request carries for it. */
 export interface CallContext {
@@ -18,6 +19,8 @@ export interface CallContext {
   log: Logger
   /** The address the request came in at, for the links in a resource (throws the app's 400 for a Host it refuses). */
   baseUrl: () => string
+  /** Where a call's notifications/progress go, made when a call asks for them; absent where none can be sent (a JSON answer). */
+  progress?: () => ProgressChannel
 }
 
 /** A string `_meta` value, or undefined. */
@@ -74,6 +77,14 @@ export function toCallResult (beeId: string, outcome: ExecutionOutcome, era: Era
   }
 }
 
+/** A call's relay of its stream Bee's events, as notifications/progress: when it sent a progressToken and they can be sent. */
+function relayOf (params: CallToolRequestParams, context: CallContext): Relay | undefined {
+  const token = params._meta?.progressToken
+  if (token === undefined || context.progress === undefined) return undefined
+  const channel = context.progress()
+  return { events: progressEvents(token, channel), signal: channel.signal }
+}
+
 /**
  * A tools/call: find_bees, or the Bee named, through the core. What the SDK's server runs for it, and
  * what the endpoint's fast path runs without one (tools-call.ts).
@@ -83,7 +94,7 @@ export async function callTool (options: McpOptions, context: CallContext, param
   try {
     if (params.name === FIND_BEES) return await findBees(listing, board, search, params.arguments, era)
     // Answered as soon as the core has captured: nothing is awaited between the two.
-    return toCallResult(params.name, await execute(executionRequest(params, context)), era)
+    return toCallResult(params.name, await execute(executionRequest(params, context), relayOf(params, context)), era)
   } catch (error) {
     // The ledger away (find_bees searches it) is a tool error the model can act on: retry later, as for any other 503.
     const refused = options.storeRefusal(error)

@@ -9,7 +9,8 @@ import { callToolAsTask } from './tasks.js'
 import { answerToolsCall, taskToolsCall, toolsCall } from './tools-call.js'
 
 /**
- * Streamable HTTP, stateless, answered with JSON, for both protocol eras. The SDK's handler serves the
+ * Streamable HTTP, stateless, answered with JSON, for both protocol eras, except where a call's progress is streamed
+ * (its notifications/progress, then its result, as Server-Sent Events: progress-stream.ts, and the SDK's own on 2026-07-28). The SDK's handler serves the
  * 2026-07-28 revision (the per-request envelope); 2025-era requests (initialize, then requests without
  * the envelope) go to a fresh server on a session-less transport per request, in JSON mode: the SDK's
  * own 2025 fallback would answer them as an SSE stream.
@@ -22,8 +23,8 @@ export class McpEndpoint {
 
   constructor (options: McpOptions) {
     this.#options = options
-    // 'auto' answers with one JSON body unless a handler sends a message before its result, which
-    // these never do ('json' would do the same, and print a warning at every start).
+    // 'auto' answers with one JSON body unless a handler sends a message before its result: a stream Bee's
+    // notifications/progress, when its call asked for them.
     this.#modern = createMcpHandler(({ era, requestInfo }) => {
       const context = requestInfo === undefined ? undefined : this.#contexts.get(requestInfo)
       if (context === undefined) throw new Error('MCP request without its context')

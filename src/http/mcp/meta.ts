@@ -24,7 +24,9 @@ export const META = {
   /** tools/call result: true when the answer is the stored one of an earlier call with the same Idempotency-Key. */
   replayed: 'ai.apiary/replayed',
   /** tools/call result of a paid call: `{amount, currency, balance}`, what this call took and what the wallet has left. */
-  charge: 'ai.apiary/charge'
+  charge: 'ai.apiary/charge',
+  /** notifications/progress of a stream Bee's call: the data event relayed, as the upstream sent it. */
+  event: 'ai.apiary/event'
 } as const
 
 /** A pinned version as `_meta` or metadata carries it: a number (1) reads as its text; any other value, as JSON, is refused by the core. */

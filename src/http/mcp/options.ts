@@ -1,3 +1,4 @@
+import type { BeeEvents } from '../../core/bee.js'
 import type { ApiError } from '../../core/errors.js'
 import type { ExecutionOutcome, ExecutionRequest } from '../../core/execution/execution.js'
 import type { RunStartOutcome } from '../../core/execution/executor.js'
@@ -6,6 +7,12 @@ import type { CatalogListing } from '../../core/catalog-listing.js'
 import type { HealthBoard } from '../../core/health/board.js'
 import type { Registry } from '../../core/registry.js'
 import type { CatalogSearch } from '../../core/search.js'
+
+/** A stream Bee's events relayed within a call's answer (notifications/progress), until `signal` says its client went. */
+export interface Relay {
+  events: BeeEvents
+  signal: AbortSignal
+}
 
 /** What the MCP door needs of the app: the catalog, its search and health, and the one execution pipeline. */
 export interface McpOptions {
@@ -16,7 +23,8 @@ export interface McpOptions {
   search: CatalogSearch
   /** The catalog a page at a time, for tools/list, resources/list and find_bees. */
   listing: CatalogListing
-  execute (request: ExecutionRequest): Promise<ExecutionOutcome>
+  /** The pipeline, whole; with a relay, a stream Bee's call streams its events to it (held for its maxRunSeconds). */
+  execute (request: ExecutionRequest, relay?: Relay): Promise<ExecutionOutcome>
   /** As execute, an async Bee's call becoming a run: a task-augmented tools/call. */
   executeOrStart (request: ExecutionRequest): Promise<ExecutionOutcome | RunStartOutcome>
   /** Runs, read, awaited, cancelled and listed as tasks. */

@@ -45,7 +45,14 @@ export function mcpServer (options: McpOptions, context: CallContext, era: Era):
   server.setRequestHandler('resources/list', (request) => guarded(listResources(listing, board, search, request.params?.cursor)))
   server.setRequestHandler('resources/templates/list', () => resourceTemplates)
   server.setRequestHandler('resources/read', ({ params }) => guarded(readResource(registry, listing, board, search, params.uri, context.baseUrl)))
-  server.setRequestHandler('tools/call', ({ params }) => callTool(options, context, params, era))
+  // 2026-07-28: the SDK's transport answers in SSE once a notification comes before the result. On the SDK's 2025 ways
+  // (answered in JSON) there is nowhere to send one; the endpoint's own way streams them itself (progress-stream.ts).
+  server.setRequestHandler('tools/call', ({ params }, ctx) => callTool(options, {
+    ...context,
+    progress: era === 'modern'
+      ? () => ({ notify: (progress) => ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }), signal: ctx.mcpReq.signal })
+      : undefined
+  }, params, era))
   if (era === 'legacy') {
     const tasks = taskMethods(options, context, era)
     server.setRequestHandler('tasks/get', { params: TASK_PARAMS['tasks/get'] }, (params) => guarded(tasks.get(params)))

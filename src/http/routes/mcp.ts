@@ -9,11 +9,14 @@ import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
 import { JsonRpcError, JsonRpcRequest, JsonRpcResponse } from '../mcp/json-rpc.js'
 import { toWebRequest, sendWebResponse } from '../mcp/web.js'
 import { walletTokenOf } from '../wallet-token.js'
+import { relayingRunner } from '../../core/streams/stream-call.js'
+import { ProgressStream } from '../mcp/progress-stream.js'
 import { MCP_OAUTH_PATH, mcpBearerToken, requireMcpBearer } from '../mcp/oauth-bearer.js'
 
 /** POST /mcp: the Model Context Protocol door to the execution pipeline. Every active Bee is a tool. */
 const mcpRoutes: FastifyPluginAsync = async (fastify) => {
-  const { registry, executor } = fastify
+  const { registry, executor, ledger, config } = fastify
+  const streams = { executor, ledger, runMaxSeconds: config.RUN_MAX_SECONDS, holdTimeoutSeconds: config.HOLD_TIMEOUT_SECONDS }
   // The MCP SDK and the door's own modules are a sixth of what a start reads (docs/performance.md): they load on the
   // first MCP request, not at every start of an instance that may never see one.
   let endpoint: Promise<McpEndpoint> | undefined
@@ -22,7 +25,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     board: fastify.beeHealth.board,
     search: fastify.catalog.search,
     listing: fastify.catalog.listing,
-    execute: (request) => executor.execute(request),
+    execute: (request, relay) => executor.execute(request, relay === undefined ? undefined : relayingRunner(streams, relay.events, relay.signal)),
     executeOrStart: (request) => executor.executeOrStart(request, fastify.runs),
     runs: fastify.runs,
     runRetentionHours: fastify.config.RUN_RETENTION_HOURS,
@@ -56,7 +59,7 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
     description: 'Every active Bee as an MCP tool, plus find_bees to search them; as resources, llms.txt (apiary://llms.txt) ' +
       'and each active Bee\'s Markdown page (apiary://bees/{id}). Protocol versions 2025-06-18, ' +
         '2025-11-25 (initialize handshake, no session) and 2026-07-28 (per-request envelope); answers are JSON, never ' +
-        'an SSE stream (except subscriptions/listen). Pay-per-use Bees take the wallet token from X-Registry-Wallet-Token, ' +
+        'an SSE stream (except subscriptions/listen, and a stream Bee\'s tools/call with a progressToken: notifications/progress, then the result). Pay-per-use Bees take the wallet token from X-Registry-Wallet-Token, ' +
         'else from the call\'s _meta "ai.apiary/walletToken"; Idempotency-Key likewise ("ai.apiary/idempotencyKey"). ' +
         'GET and DELETE are not offered (405): there are no sessions and no server-initiated streams. ' +
         'An OAuth access token in Authorization: Bearer pays like a wallet token (docs/agents/oauth.md). ' +
@@ -81,15 +84,19 @@ const mcpRoutes: FastifyPluginAsync = async (fastify) => {
   const guard = doorGuard(fastify.config)
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const bearer = await mcpBearerToken(request, reply, fastify.walletTokens.signer)
+    // Made only for a call that asks for progress, so a plain call's answer costs nothing more.
+    let stream: ProgressStream | undefined
     const context = {
       walletToken: walletTokenOf(request) ?? bearer,
       idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
       requestId: request.id,
       log: request.log,
-      baseUrl: () => baseUrlOf(request)
+      baseUrl: () => baseUrlOf(request),
+      progress: () => (stream ??= new ProgressStream(reply))
     }
     const mcp = await endpointOf()
     const answer = await mcp.answer(request.headers, request.body, context)
+    if (answer !== undefined && stream?.answer(answer) === true) return reply
     // Serialized as the SDK serializes its answers (JSON.stringify): a string passes the route's serializer by.
     if (answer !== undefined) return await reply.type('application/json').send(JSON.stringify(answer))
     return await sendWebResponse(reply, await mcp.serve(toWebRequest(request, request.body), request.body, context))

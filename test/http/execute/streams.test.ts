@@ -126,3 +126,20 @@ test('a stream Bee called with Accept: text/event-stream', async (t) => {
     t.equal(started.statusCode, 202)
   })
 })
+
+test('more open streams to one endpoint than the request pool has connections (64): each gets its events', async (t) => {
+  const fake = await startFakeStreamBee()
+  t.teardown(fake.close)
+  fake.script = [{ event: 'data', data: '{"tick":1}' }]
+  fake.hang = true
+  const app = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1' } })
+  const publisher = await createPublisher(app)
+  await publish(app, publisher.headers, beeBody('ticker', fake.url, { config: { primaryServices: ['ticks'], executionMode: 'stream', eventSchema } }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/bees/ticker/execute`
+  const streams = await Promise.all(Array.from({ length: 80 }, async () => await openSse(url, { method: 'POST', body: { text: 'hi' } })))
+  t.teardown(() => { for (const stream of streams) stream.close() })
+  const all = Promise.all(streams.map(async (stream) => await stream.received(1)))
+  t.equal(await Promise.race([all.then(() => 'all'), new Promise((resolve) => setTimeout(resolve, 10_000, 'waiting'))]), 'all', 'the 80 streams each got their first event')
+  t.equal(app.openStreams.open, 80)
+})
