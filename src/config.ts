@@ -195,7 +195,7 @@ const ServiceSettings = Type.Object({
   STREAM_MAX_OPEN: Type.Integer({
     minimum: 1,
     default: 1000,
-    description: 'Streams (Accept: text/event-stream: a stream Bee\'s call, a run\'s events) one instance keeps open at once; one more is refused with 503 STREAMS_FULL.'
+    description: 'Streams (Accept: text/event-stream: a stream Bee\'s call, a run\'s events, an MCP call with progress) one instance keeps open at once; one more is refused with 503 STREAMS_FULL (MCP answers JSON instead).'
   }),
   STREAM_HEARTBEAT_SECONDS: Type.Integer({
     minimum: 1,
