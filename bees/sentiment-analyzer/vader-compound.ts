@@ -73,6 +73,24 @@ const WORDS = new Map<string, Word>()
   }
 }
 
+/**
+ * A bit for each word of WORDS at its FNV-1a hash's top BLOOM_BITS bits: a word whose bit is clear is not there, told
+ * without the Map's look-up, which took half the time of reading a token. Most of a text's words ("the", "was",
+ * "delivery") are in no lexicon; about one in eighteen of those shares a bit with one that is.
+ */
+const BLOOM_BITS = 17
+const BLOOM = new Int32Array(1 << (BLOOM_BITS - 5))
+function bloomBit (word: string): number {
+  let hash = 0x811c9dc5 | 0
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193)
+  return hash >>> (32 - BLOOM_BITS)
+}
+for (const word of WORDS.keys()) BLOOM[bloomBit(word) >>> 5]! |= 1 << (bloomBit(word) & 31)
+function lookUp (word: string): Word | undefined {
+  const bit = bloomBit(word)
+  return (BLOOM[bit >>> 5]! & (1 << (bit & 31))) === 0 ? undefined : WORDS.get(word)
+}
+
 // PUNC_LIST: the marks a token loses from one end when what is left is a word of the text.
 const PUNC_LIST = ['.', '!', '?', ',', ';', ':', '-', "'", '"', '!!', '!!!', '??', '???', '?!?', '!?!', '?!?!', '!?!?']
 const PUNC_EDGES = new Uint8Array(128)
@@ -161,7 +179,7 @@ function addToken (token: string): void {
   }
   const word = isPuncEdge(token.charCodeAt(0)) || isPuncEdge(token.charCodeAt(token.length - 1)) ? stripListedMark(token) : token
   const lowered = word.toLowerCase()
-  const known = WORDS.get(lowered)
+  const known = lookUp(lowered)
   const asWritten = word === lowered
   words[count] = word
   lower[count] = lowered
@@ -330,7 +348,19 @@ function compound (text: string, exclamations: number): number {
   let normalized = sum / Math.sqrt(sum * sum + 15)
   if (normalized < -1) normalized = -1
   else if (normalized > 1) normalized = 1
-  return parseFloat(normalized.toFixed(4))
+  return fourPlaces(normalized)
+}
+
+/**
+ * parseFloat(x.toFixed(4)) without the string, which took most of the compound's time. Away from a tie, the integer
+ * nearest x · 10⁴ is Math.round of the product as a double (within 2⁻⁴⁰ of it for |x| ≤ 1), and that integer over 10⁴
+ * is the double nearest the 4-place decimal, as parseFloat reads it; a zero (toFixed drops the sign of -0) and products
+ * within 10⁻⁶ of a tie take toFixed's own exact rule.
+ */
+export function fourPlaces (x: number): number {
+  const scaled = x * 10000
+  if (x === 0 || Math.abs(Math.abs(scaled - Math.trunc(scaled)) - 0.5) < 1e-6) return parseFloat(x.toFixed(4))
+  return Math.round(scaled) / 10000
 }
 
 function firstOf (word: string): number {
