@@ -81,10 +81,13 @@ function mostlyNonLatin (text: string): boolean {
   return latin * 2 < letters
 }
 
+/** An ASCII letter or "'". */
+const isAsciiWordCode = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 39
+
 /** Whether the code point at `at` is a letter or "'": the words of /[\p{L}']+/gu. */
 function inWord (text: string, at: number): boolean {
   const code = text.charCodeAt(at)
-  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 39
+  if (code < 128) return isAsciiWordCode(code)
   return LETTER.test(String.fromCodePoint(text.codePointAt(at)!))
 }
 
@@ -103,7 +106,16 @@ export function looksNonEnglish (text: string): boolean {
     }
     const start = i
     let hash = FNV_OFFSET
-    while (i < lower.length && inWord(lower, i)) {
+    while (i < lower.length) {
+      const code = lower.charCodeAt(i)
+      // An ASCII code unit by itself, without inWord's call and codePointAt (most of the check's time).
+      if (code < 128) {
+        if (!isAsciiWordCode(code)) break
+        hash = Math.imul(hash ^ code, FNV_PRIME)
+        i += 1
+        continue
+      }
+      if (!inWord(lower, i)) break
       const end = lower.codePointAt(i)! > 0xffff ? i + 2 : i + 1
       for (; i < end; i++) hash = Math.imul(hash ^ lower.charCodeAt(i), FNV_PRIME)
     }

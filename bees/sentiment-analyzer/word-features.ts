@@ -19,6 +19,15 @@ const ROLES = new Map<string, number>([
   ...['but', 'however', 'although', 'though', 'yet'].map(word => [word, SCOPE_END] as const),
   ...['not', 'no', 'never', 'cannot', 'nothing', 'nobody', 'none', 'nor', 'neither', 'without', 'hardly', 'barely'].map(word => [word, NEGATOR] as const)
 ])
+/**
+ * The (length, first code unit) pairs of the role words (all ASCII): a word of any other shape has no role, told
+ * without hashing it for the Map, which took a fifth of the features' time on an 11-word sentence.
+ */
+const LONGEST_ROLE = Math.max(...[...ROLES.keys()].map(word => word.length))
+const ROLE_SHAPES = new Uint8Array((LONGEST_ROLE + 1) * 128)
+for (const word of ROLES.keys()) ROLE_SHAPES[word.length * 128 + word.charCodeAt(0)] = 1
+const roleOf = (word: string): number | undefined =>
+  word.length <= LONGEST_ROLE && word.charCodeAt(0) < 128 && ROLE_SHAPES[word.length * 128 + word.charCodeAt(0)] === 1 ? ROLES.get(word) : undefined
 const LETTER = /\p{L}/u
 const NUMBER = /\p{N}/u
 
@@ -216,7 +225,7 @@ function readWords (text: string, take: Distinct | string[]): boolean {
       if (previous !== '' && newBigram(used, previous)) distinct.features.push(previous + ' ' + word)
     }
     previous = word
-    const role = ROLES.get(word)
+    const role = roleOf(word)
     if (role === SCOPE_END) negated = false
     else if (role === NEGATOR || endsInNegatedContraction(word)) negated = true
   }
