@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { isWhiteSpaceAt } from '../white-space.js'
 import { grown } from '../grow.js'
+import { fnv1a } from './fnv.js'
 
 const B_INCR = 0.293
 const B_DECR = -0.293
@@ -80,11 +81,7 @@ const WORDS = new Map<string, Word>()
  */
 const BLOOM_BITS = 17
 const BLOOM = new Int32Array(1 << (BLOOM_BITS - 5))
-function bloomBit (word: string): number {
-  let hash = 0x811c9dc5 | 0
-  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193)
-  return hash >>> (32 - BLOOM_BITS)
-}
+const bloomBit = (word: string): number => fnv1a(word) >>> (32 - BLOOM_BITS)
 for (const word of WORDS.keys()) BLOOM[bloomBit(word) >>> 5]! |= 1 << (bloomBit(word) & 31)
 function lookUp (word: string): Word | undefined {
   const bit = bloomBit(word)

@@ -6,6 +6,7 @@
 // "'s" until some text ends in "friend's."); the cache also grew by about 110 bytes for every word it had not seen.
 // Here a text's unknown words live only while it is read: every text is read as a new process reads it.
 import winkModel from 'wink-eng-lite-web-model'
+import { fnv1a } from './fnv.js'
 
 /** [word of the packed entry, mask, shift, ...]: where a property sits in the lexicon (wink's packing layout). */
 type Field = readonly [number, number, number, ...number[]]
@@ -54,19 +55,10 @@ const isAbbrevOf = field('isAbbrev')
 const LEXEME_BITS = 18
 const LEXEME_MASK = (1 << LEXEME_BITS) - 1
 const LEXEME_SLOTS = new Int32Array(1 << LEXEME_BITS)
-const FNV_OFFSET = 0x811c9dc5 | 0
-const FNV_PRIME = 0x01000193
-
-function hashOf (text: string, start: number, end: number): number {
-  let hash = FNV_OFFSET
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME)
-  return hash
-}
-
 if (list.length * 2 > LEXEME_SLOTS.length) throw new Error('wink-eng-lite-web-model: more lexemes than wink-lexicon.ts\'s table holds')
 for (let index = 0; index < list.length; index++) {
   const word = list[index]!
-  let slot = hashOf(word, 0, word.length) >>> (32 - LEXEME_BITS)
+  let slot = fnv1a(word) >>> (32 - LEXEME_BITS)
   while (LEXEME_SLOTS[slot] !== 0) slot = (slot + 1) & LEXEME_MASK
   LEXEME_SLOTS[slot] = index + 1
 }
@@ -74,7 +66,7 @@ for (let index = 0; index < list.length; index++) {
 /** The model's lexeme text.slice(start, end), or -1: what its lexeme hash answers, without the slice. */
 function modelLexeme (text: string, start: number, end: number): number {
   const length = end - start
-  for (let slot = hashOf(text, start, end) >>> (32 - LEXEME_BITS); ; slot = (slot + 1) & LEXEME_MASK) {
+  for (let slot = fnv1a(text, start, end) >>> (32 - LEXEME_BITS); ; slot = (slot + 1) & LEXEME_MASK) {
     const entry = LEXEME_SLOTS[slot]!
     if (entry === 0) return -1
     const word = list[entry - 1]!
