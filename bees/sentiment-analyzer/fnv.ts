@@ -1,5 +1,5 @@
 // FNV-1a over UTF-16 code units, as an int32: what the sentiment analysis's own open-addressing tables hash words by
-// (the word table, wink's lexemes, a text's words, the function words, VADER's words' filter).
+// (the word table, wink's lexemes, a text's words, the function words).
 
 export const FNV_OFFSET = 0x811c9dc5 | 0
 export const FNV_PRIME = 0x01000193

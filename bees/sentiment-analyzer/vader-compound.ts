@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { isWhiteSpaceAt } from '../white-space.js'
 import { grown } from '../grow.js'
-import { fnv1a } from './fnv.js'
 
 const B_INCR = 0.293
 const B_DECR = -0.293
@@ -72,20 +71,6 @@ const WORDS = new Map<string, Word>()
   for (const word of new Set([...lexicon.keys(), ...BOOSTERS.keys(), ...NEGATE, ...IDIOM_WORDS])) {
     WORDS.set(word, { valence: lexicon.get(word) ?? NaN, booster: BOOSTERS.get(word) ?? 0, negation: NEGATE.has(word), idiomWord: IDIOM_WORDS.has(word) })
   }
-}
-
-/**
- * A bit for each word of WORDS at its FNV-1a hash's top BLOOM_BITS bits: a word whose bit is clear is not there, told
- * without the Map's look-up, which took half the time of reading a token. Most of a text's words ("the", "was",
- * "delivery") are in no lexicon; about one in eighteen of those shares a bit with one that is.
- */
-const BLOOM_BITS = 17
-const BLOOM = new Int32Array(1 << (BLOOM_BITS - 5))
-const bloomBit = (word: string): number => fnv1a(word) >>> (32 - BLOOM_BITS)
-for (const word of WORDS.keys()) BLOOM[bloomBit(word) >>> 5]! |= 1 << (bloomBit(word) & 31)
-function lookUp (word: string): Word | undefined {
-  const bit = bloomBit(word)
-  return (BLOOM[bit >>> 5]! & (1 << (bit & 31))) === 0 ? undefined : WORDS.get(word)
 }
 
 // PUNC_LIST: the marks a token loses from one end when what is left is a word of the text.
@@ -176,7 +161,7 @@ function addToken (token: string): void {
   }
   const word = isPuncEdge(token.charCodeAt(0)) || isPuncEdge(token.charCodeAt(token.length - 1)) ? stripListedMark(token) : token
   const lowered = word.toLowerCase()
-  const known = lookUp(lowered)
+  const known = WORDS.get(lowered)
   const asWritten = word === lowered
   words[count] = word
   lower[count] = lowered
@@ -350,7 +335,7 @@ function compound (text: string, exclamations: number): number {
 
 /**
  * parseFloat(x.toFixed(4)) without the string, which took most of the compound's time. Away from a tie, the integer
- * nearest x · 10⁴ is Math.round of the product as a double (within 2⁻⁴⁰ of it for |x| ≤ 1), and that integer over 10⁴
+ * nearest x · 10⁴ is Math.round of the product as a double (within 2⁻³⁹ of it for |x| ≤ 1), and that integer over 10⁴
  * is the double nearest the 4-place decimal, as parseFloat reads it; a zero (toFixed drops the sign of -0) and products
  * within 10⁻⁶ of a tie take toFixed's own exact rule.
  */
