@@ -14,7 +14,7 @@ import { SENTENCE } from './scenarios.js'
 import { median } from './stats.js'
 
 /** A 61-word review, written for this row: several sentences, a contrast and a negation, as reviews have them. */
-const REVIEW = 'I ordered the blender after my old one died, and honestly it is better than I expected. It crushes ice in ' +
+export const REVIEW = 'I ordered the blender after my old one died, and honestly it is better than I expected. It crushes ice in ' +
   'seconds, the jar is easy to clean, and it is quieter than most. My only complaint is the lid, which is stiff and hard ' +
   'to open. Still, for the price I would not hesitate to recommend it to a friend.'
 
@@ -43,19 +43,21 @@ export interface BeeSpeedRow {
   rounds: number
 }
 
-interface Pair { title: string, baselineName: string, target: number, apiary: () => unknown, baseline: () => unknown }
+export interface Pair { title: string, baselineName: string, target: number, apiary: () => unknown, baseline: () => unknown }
 
 export const BATCH_MS = 25
 const WARM_UP_MS = 400
 
-/** Calls per batch so that one batch of `work` takes about BATCH_MS. */
+/**
+ * Calls per batch so that one batch of `work` takes about BATCH_MS of CPU time. CPU time, as the batches are timed: by
+ * the wall clock, a turn of another process on the core during the sizing made every batch of that side a fraction
+ * as long, and on a loaded host the rows' µs came out two to four times the same functions' in batches of fixed size.
+ */
 function batchSize (work: () => unknown): number {
   let calls = 1
   for (;;) {
-    const started = performance.now()
-    for (let i = 0; i < calls; i++) work()
-    const elapsed = performance.now() - started
-    if (elapsed >= BATCH_MS / 4) return Math.max(1, Math.round(calls * BATCH_MS / elapsed))
+    const elapsedMs = microsPerCall(work, calls) * calls / 1000
+    if (elapsedMs >= BATCH_MS / 4) return Math.max(1, Math.round(calls * BATCH_MS / elapsedMs))
     calls *= 2
   }
 }
@@ -72,7 +74,7 @@ function warmUp (work: () => unknown): void {
   while (performance.now() < until) work()
 }
 
-function measure ({ title, baselineName, target, apiary, baseline }: Pair, rounds: number): BeeSpeedRow {
+export function measure ({ title, baselineName, target, apiary, baseline }: Pair, rounds: number): BeeSpeedRow {
   warmUp(apiary)
   warmUp(baseline)
   const apiaryCalls = batchSize(apiary)
@@ -97,7 +99,7 @@ function measure ({ title, baselineName, target, apiary, baseline }: Pair, round
   return { title, baselineName, target, apiaryUs: median(apiaryUs), baselineUs: median(baselineUs), ratio: median(ratios), rounds }
 }
 
-const ARTICLE = articleOpening(readFileSync(ARTICLE_FILE, 'utf8'), 270)
+export const ARTICLE = articleOpening(readFileSync(ARTICLE_FILE, 'utf8'), 270)
 const wordsOf = (text: string): number => text.split(/\s+/).filter(word => word !== '').length
 
 /** Titles of the rows, for --only; each starts with "Bee speed". */

@@ -1,6 +1,7 @@
 // A cheap "is this English?" check. Both lexicons are English-only, so on other
 // languages they either find nothing or fire on a stray cognate ("excelente",
 // "super"); either way the label would be a guess and must not look confident.
+import { fnv1a, FNV_OFFSET, FNV_PRIME } from './fnv.js'
 
 // Frequent English function words: almost every English sentence has one.
 const ENGLISH_FUNCTION_WORDS = new Set([
@@ -47,17 +48,13 @@ const LONGEST = Math.max(...[...FUNCTION_WORDS.keys()].map(word => word.length))
 
 // The function words in an open-addressing table by the FNV-1a hash of their code units, so that a word of the text
 // is looked up where it lies, without becoming a string (its slice and a Map's look-up cost most of the check).
-const FNV_OFFSET = 0x811c9dc5 | 0
-const FNV_PRIME = 0x01000193
 const TABLE_BITS = 10
 const FUNCTION_LIST = [...FUNCTION_WORDS.keys()]
 const LANGUAGE = FUNCTION_LIST.map(word => FUNCTION_WORDS.get(word)!)
 /** Index + 1 into FUNCTION_LIST, 0 for none; at most a quarter full. */
 const SLOTS = new Int16Array(1 << TABLE_BITS)
 FUNCTION_LIST.forEach((word, index) => {
-  let hash = FNV_OFFSET
-  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), FNV_PRIME)
-  let slot = hash >>> (32 - TABLE_BITS)
+  let slot = fnv1a(word) >>> (32 - TABLE_BITS)
   while (SLOTS[slot] !== 0) slot = (slot + 1) & ((1 << TABLE_BITS) - 1)
   SLOTS[slot] = index + 1
 })
@@ -81,10 +78,13 @@ function mostlyNonLatin (text: string): boolean {
   return latin * 2 < letters
 }
 
+/** An ASCII letter or "'". */
+const isAsciiWordCode = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 39
+
 /** Whether the code point at `at` is a letter or "'": the words of /[\p{L}']+/gu. */
 function inWord (text: string, at: number): boolean {
   const code = text.charCodeAt(at)
-  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 39
+  if (code < 128) return isAsciiWordCode(code)
   return LETTER.test(String.fromCodePoint(text.codePointAt(at)!))
 }
 
@@ -103,7 +103,16 @@ export function looksNonEnglish (text: string): boolean {
     }
     const start = i
     let hash = FNV_OFFSET
-    while (i < lower.length && inWord(lower, i)) {
+    while (i < lower.length) {
+      const code = lower.charCodeAt(i)
+      // An ASCII code unit by itself, without inWord's call and codePointAt (most of the check's time).
+      if (code < 128) {
+        if (!isAsciiWordCode(code)) break
+        hash = Math.imul(hash ^ code, FNV_PRIME)
+        i += 1
+        continue
+      }
+      if (!inWord(lower, i)) break
       const end = lower.codePointAt(i)! > 0xffff ? i + 2 : i + 1
       for (; i < end; i++) hash = Math.imul(hash ^ lower.charCodeAt(i), FNV_PRIME)
     }

@@ -62,6 +62,11 @@ export class Automaton {
   readonly #edgeTarget: Int32Array
   /** The root's transition on each word lexeme (0: none), when it has more than DENSE_ROOT; empty otherwise. */
   readonly #rootWords: Int32Array
+  /**
+   * Otherwise, a bit for each word lexeme the root has a transition on: every token of a text starts at the root, and
+   * most have none there, told without a binary search of its edges (the negation automaton's 46).
+   */
+  readonly #rootHas: Int32Array
   /** The state's "otherwise" transition; 0 for none. */
   readonly #otherwise: Int32Array
   /** The terminal state's name (wink's terminalStates): what the setters read. */
@@ -121,16 +126,24 @@ export class Automaton {
       words += 1
       largest = Math.max(largest, this.#edgeToken[at]!)
     }
-    this.#rootWords = new Int32Array(words > DENSE_ROOT ? largest + 1 : 0)
-    if (words <= DENSE_ROOT) return
+    const dense = words > DENSE_ROOT
+    this.#rootWords = new Int32Array(dense ? largest + 1 : 0)
+    this.#rootHas = new Int32Array(dense || words === 0 ? 0 : (largest >> 5) + 1)
     for (let at = this.#edgeStart[ROOT]!; at < this.#edgeStart[ROOT + 1]!; at++) {
-      if (this.#edgeToken[at]! < WORDS) this.#rootWords[this.#edgeToken[at]!] = this.#edgeTarget[at]!
+      const token = this.#edgeToken[at]!
+      if (token >= WORDS) continue
+      if (dense) this.#rootWords[token] = this.#edgeTarget[at]!
+      else this.#rootHas[token >> 5]! |= 1 << (token & 31)
     }
   }
 
   /** The state `token` leads to from `state`; the root if none. */
   #nextState (state: number, token: number): number {
-    if (state === ROOT && token < this.#rootWords.length) return this.#rootWords[token]!
+    if (state === ROOT && token < WORDS) {
+      if (token < this.#rootWords.length) return this.#rootWords[token]!
+      // A dense root has every word transition in #rootWords, and #rootHas empty.
+      if (token >> 5 >= this.#rootHas.length || (this.#rootHas[token >> 5]! & (1 << (token & 31))) === 0) return ROOT
+    }
     let low = this.#edgeStart[state]!
     let high = this.#edgeStart[state + 1]! - 1
     while (low <= high) {

@@ -6,6 +6,7 @@
 // "'s" until some text ends in "friend's."); the cache also grew by about 110 bytes for every word it had not seen.
 // Here a text's unknown words live only while it is read: every text is read as a new process reads it.
 import winkModel from 'wink-eng-lite-web-model'
+import { fnv1a } from './fnv.js'
 
 /** [word of the packed entry, mask, shift, ...]: where a property sits in the lexicon (wink's packing layout). */
 type Field = readonly [number, number, number, ...number[]]
@@ -26,7 +27,7 @@ interface CoreModel {
 export const core = (winkModel.core as () => CoreModel)()
 
 const { lexicon, xpansions } = core
-const { hash, list } = core.features.lexeme
+const { list } = core.features.lexeme
 /** Lexemes below this index are the model's own; those at or above it are the text's. */
 export const KNOWN = core.features.lexeme.intrinsicSize
 const PACKED = core.packing.size
@@ -45,6 +46,36 @@ const isContraction = field('isContraction')
 const tokenTypeOf = field('tokenType')
 const sbdHintOf = field('sbdHint')
 const isAbbrevOf = field('isAbbrev')
+
+/**
+ * The model's lexemes by the FNV-1a hash of their code units (index + 1, 0 for none; about a third full), so that a
+ * piece of the text is looked up where it lies: the model's own table is an object of 87,593 keys, and a look-up
+ * there needs the piece as a string, which the engine then finds in its table of internalized strings first.
+ */
+const LEXEME_BITS = 18
+const LEXEME_MASK = (1 << LEXEME_BITS) - 1
+const LEXEME_SLOTS = new Int32Array(1 << LEXEME_BITS)
+if (list.length * 2 > LEXEME_SLOTS.length) throw new Error('wink-eng-lite-web-model: more lexemes than wink-lexicon.ts\'s table holds')
+for (let index = 0; index < list.length; index++) {
+  const word = list[index]!
+  let slot = fnv1a(word) >>> (32 - LEXEME_BITS)
+  while (LEXEME_SLOTS[slot] !== 0) slot = (slot + 1) & LEXEME_MASK
+  LEXEME_SLOTS[slot] = index + 1
+}
+
+/** The model's lexeme text.slice(start, end), or -1: what its lexeme hash answers, without the slice. */
+function modelLexeme (text: string, start: number, end: number): number {
+  const length = end - start
+  for (let slot = fnv1a(text, start, end) >>> (32 - LEXEME_BITS); ; slot = (slot + 1) & LEXEME_MASK) {
+    const entry = LEXEME_SLOTS[slot]!
+    if (entry === 0) return -1
+    const word = list[entry - 1]!
+    if (word.length !== length) continue
+    let k = 0
+    while (k < length && word.charCodeAt(k) === text.charCodeAt(start + k)) k++
+    if (k === length) return entry - 1
+  }
+}
 
 export const CATEGORIES = core.tcat.hash
 const TYPE_NAMES = core.features.tokenType.list
@@ -72,7 +103,14 @@ export class Lexemes {
 
   /** The lexeme's index, or -1 if neither the model nor the text has it. */
   indexOf (text: string): number {
-    return hash[text] ?? this.#ids.get(text) ?? -1
+    return this.indexAt(text, 0, text.length)
+  }
+
+  /** indexOf(text.slice(start, end)), the piece made a string only if the model lacks it and the text has added words. */
+  indexAt (text: string, start: number, end: number): number {
+    const known = modelLexeme(text, start, end)
+    if (known !== -1 || this.#added.length === 0) return known
+    return this.#ids.get(start === 0 && end === text.length ? text : text.slice(start, end)) ?? -1
   }
 
   /** wink's cache.add: the index of `text`, added with its lower-case form if they are new. */

@@ -102,7 +102,7 @@ export class Tokens {
         if (space) {
           spaced = true
         } else {
-          this.#piece(text.slice(i, end), spaced)
+          this.#piece(text, i, end, spaced)
           spaced = false
         }
         start = end
@@ -127,14 +127,19 @@ export class Tokens {
   /** Reads the piece from start to end, if any; returns whether the next piece has a space before it. */
   #flush (text: string, start: number, end: number, spaced: boolean): boolean {
     if (start === end) return spaced
-    this.#piece(text.slice(start, end), spaced)
+    this.#piece(text, start, end, spaced)
     return false
   }
 
-  /** One piece between spaces, or one run of line breaks. */
-  #piece (piece: string, spaced: boolean): void {
+  /** One piece between spaces, or one run of line breaks: text.slice(start, end), made a string only if no lexeme. */
+  #piece (text: string, start: number, end: number, spaced: boolean): void {
     const precedingSpaces = spaced ? 1 : 0
-    if (this.#addIfKnown(piece, precedingSpaces)) return
+    const known = this.lexemes.indexAt(text, start, end)
+    if (known !== -1) {
+      this.#addKnown(known, precedingSpaces)
+      return
+    }
+    const piece = text.slice(start, end)
     const kind = kindOf(piece)
     if (kind === 'word') {
       this.#add(piece, WORD_CATEGORY, precedingSpaces)
@@ -160,17 +165,22 @@ export class Tokens {
   #addIfKnown (text: string, precedingSpaces: number): boolean {
     const lexeme = this.lexemes.indexOf(text)
     if (lexeme === -1) return false
+    this.#addKnown(lexeme, precedingSpaces)
+    return true
+  }
+
+  /** The lexeme's token, or a contraction's expansion's tokens. */
+  #addKnown (lexeme: number, precedingSpaces: number): void {
     const expansion = expansionOf(lexeme)
     if (expansion === null) {
       this.#push(lexeme, this.lexemes.normal(lexeme), precedingSpaces)
-      return true
+      return
     }
     // A contraction: its expansion's tokens ("ca", "n't"), white space before the first only.
     for (let k = 0; k < expansion.count; k += 4) {
       const at = expansion.start + k
       this.#push(expansionLexeme(at), expansionNormal(at), k === 0 ? precedingSpaces : 0)
     }
-    return true
   }
 
   #push (lexeme: number, normal: number, precedingSpaces: number): void {

@@ -8,6 +8,7 @@
 // features took about 4 µs of a 45 µs analysis of an 11-word sentence.
 
 import { grown, trimmed } from '../grow.js'
+import { fnv1a } from './fnv.js'
 
 const SCOPE_END = 1
 const NEGATOR = 2
@@ -19,6 +20,15 @@ const ROLES = new Map<string, number>([
   ...['but', 'however', 'although', 'though', 'yet'].map(word => [word, SCOPE_END] as const),
   ...['not', 'no', 'never', 'cannot', 'nothing', 'nobody', 'none', 'nor', 'neither', 'without', 'hardly', 'barely'].map(word => [word, NEGATOR] as const)
 ])
+/**
+ * The (length, first code unit) pairs of the role words (all ASCII): a word of any other shape has no role, told
+ * without hashing it for the Map, which took a fifth of the features' time on an 11-word sentence.
+ */
+const LONGEST_ROLE = Math.max(...[...ROLES.keys()].map(word => word.length))
+const ROLE_SHAPES = new Uint8Array((LONGEST_ROLE + 1) * 128)
+for (const word of ROLES.keys()) ROLE_SHAPES[word.length * 128 + word.charCodeAt(0)] = 1
+const roleOf = (word: string): number | undefined =>
+  word.length <= LONGEST_ROLE && word.charCodeAt(0) < 128 && ROLE_SHAPES[word.length * 128 + word.charCodeAt(0)] === 1 ? ROLES.get(word) : undefined
 const LETTER = /\p{L}/u
 const NUMBER = /\p{N}/u
 
@@ -75,14 +85,6 @@ const LINEAR = 16
  * features, and a Map per text its allocation.
  */
 let slots = new Int32Array(64)
-const FNV_OFFSET = 0x811c9dc5 | 0
-const FNV_PRIME = 0x01000193
-
-function hashOf (word: string): number {
-  let hash = FNV_OFFSET
-  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), FNV_PRIME)
-  return hash
-}
 
 /**
  * The features of one text, each once, in the order first seen. A feature can repeat only one of the same word: "~w"
@@ -112,7 +114,7 @@ class Distinct {
       else return this.#add(word)
     }
     const shift = this.#shift
-    const hash = hashOf(word)
+    const hash = fnv1a(word)
     const mask = (1 << (32 - shift)) - 1
     for (let slot = hash >>> shift; ; slot = (slot + 1) & mask) {
       const entry = slots[slot]!
@@ -144,7 +146,7 @@ class Distinct {
     this.#shift = 32 - bits
     const mask = (1 << bits) - 1
     for (let i = 0; i < this.#words.length; i++) {
-      let slot = hashOf(this.#words[i]!) >>> this.#shift
+      let slot = fnv1a(this.#words[i]!) >>> this.#shift
       while (slots[slot] !== 0) slot = (slot + 1) & mask
       slots[slot] = i + 1
     }
@@ -216,7 +218,7 @@ function readWords (text: string, take: Distinct | string[]): boolean {
       if (previous !== '' && newBigram(used, previous)) distinct.features.push(previous + ' ' + word)
     }
     previous = word
-    const role = ROLES.get(word)
+    const role = roleOf(word)
     if (role === SCOPE_END) negated = false
     else if (role === NEGATOR || endsInNegatedContraction(word)) negated = true
   }

@@ -4,8 +4,8 @@
 // weights (docs/performance.md#memory has the figures). Float64, not Float32: the weights are 4-decimal numbers that
 // Float32 cannot hold, and the answers must be the Map's to the last digit.
 
-const FNV_OFFSET = 0x811c9dc5
-const FNV_PRIME = 0x01000193
+import { fnv1a } from './fnv.js'
+
 const encoder = new TextEncoder()
 // Keeps a leading U+FEFF, which is part of a key, not a byte order mark.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
@@ -27,12 +27,8 @@ function writeUtf8 (key: string, bytes: Uint8Array, at: number): number {
   return at
 }
 
-/** FNV-1a over the UTF-16 code units; the index uses its high bits, which the multiplications mix best. */
-function hashOf (key: string): number {
-  let hash = FNV_OFFSET
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), FNV_PRIME)
-  return hash >>> 0
-}
+/** FNV-1a over the UTF-16 code units, unsigned; the index uses its high bits, which the multiplications mix best. */
+const hashOf = (key: string): number => fnv1a(key) >>> 0
 
 export class WordTable {
   readonly #bytes: Uint8Array

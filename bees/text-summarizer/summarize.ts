@@ -27,6 +27,8 @@ export const DEFAULT_MAX_WORDS = 150
 const KEY_POINTS = 5
 // Centralities closer than this (relative to the average) are ties, so floating-point noise cannot reorder them.
 const TIE = 1e-9
+/** Chosen sentences compared one by one, up to this many; in a Set past it (a text of many repeated short lines). */
+const SCANNED = 16
 const WORD_CHARACTER = /[\p{L}\p{N}]/u
 const ENDS_IN_WORD = /[\p{L}\p{N}\p{M}]$/u
 /** sentences.ts's second kind of boundary, which needs no white space after it. */
@@ -43,7 +45,7 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
   const sentences: string[] = []
   for (const span of splitSentences(text)) {
     const sentence = text.slice(span.start, span.end)
-    if (!WORD_CHARACTER.test(sentence)) continue
+    if (!hasWordCharacter(sentence)) continue
     spans.push(span)
     sentences.push(sentence)
   }
@@ -62,15 +64,17 @@ export function summarize (text: string, maxWords: number = DEFAULT_MAX_WORDS): 
 
   const candidates = summaryCandidates(sentences, ranked)
   const chosen: number[] = []
-  const seen = new Set<string>()
+  // Filled only once more than SCANNED sentences are chosen; until then they are compared one by one.
+  let seen: Set<string> | undefined
   let budget = maxWords
   for (const i of candidates) {
     const sentence = sentences[i] ?? ''
-    if (seen.has(sentence)) continue
+    if (seen === undefined ? isOneOf(sentence, sentences, chosen) : seen.has(sentence)) continue
     const words = wordsOf(i)
     if (words > budget) continue
     chosen.push(i)
-    seen.add(sentence)
+    if (seen !== undefined) seen.add(sentence)
+    else if (chosen.length > SCANNED) seen = new Set(chosen.map(j => sentences[j] ?? ''))
     budget -= words
     if (budget === 0) break
   }
@@ -142,16 +146,28 @@ function rankOrder (scores: readonly number[]): number[] {
   return order.sort((a, b) => keys[b]! - keys[a]! || a - b)
 }
 
-/** The indices of up to `limit` most central sentences, one for each distinct sentence. */
+/** The indices of up to `limit` (a few) most central sentences, one for each distinct sentence. */
 function mostCentral (sentences: readonly string[], ranked: readonly number[], limit: number): number[] {
-  const found = new Set<string>()
   const indices: number[] = []
   for (const i of ranked) {
-    if (found.size === limit) break
-    const sentence = sentences[i] ?? ''
-    if (found.has(sentence)) continue
-    found.add(sentence)
-    indices.push(i)
+    if (indices.length === limit) break
+    if (!isOneOf(sentences[i] ?? '', sentences, indices)) indices.push(i)
   }
   return indices
+}
+
+/**
+ * Whether `sentence` is one of sentences[i] for i in `indices`. One by one: a Set hashed every whole sentence it was
+ * asked about, about 2 µs of a 276-word article's summary; comparing two sentences mostly stops at their lengths.
+ */
+function isOneOf (sentence: string, sentences: readonly string[], indices: readonly number[]): boolean {
+  for (const i of indices) if (sentences[i] === sentence) return true
+  return false
+}
+
+/** WORD_CHARACTER.test(sentence): by hand when its first code unit is an ASCII letter or digit, as most are. */
+function hasWordCharacter (sentence: string): boolean {
+  const first = sentence.charCodeAt(0)
+  if ((first >= 48 && first <= 57) || ((first | 32) >= 97 && (first | 32) <= 122)) return true
+  return WORD_CHARACTER.test(sentence)
 }

@@ -7,7 +7,7 @@ import { SENTIMENT_MAX_CHARS, analyzeSentiment } from '../../../bees/sentiment-a
 import { looksNonEnglish } from '../../../bees/sentiment-analyzer/language.js'
 import { normalizeText } from '../../../bees/sentiment-analyzer/signals.js'
 import { hasSocialCues, hasStretchedWord } from '../../../bees/sentiment-analyzer/social-cues.js'
-import { EMPHASIS_CAP, vaderCompound, vaderScore } from '../../../bees/sentiment-analyzer/vader-compound.js'
+import { EMPHASIS_CAP, fourPlaces, vaderCompound, vaderScore } from '../../../bees/sentiment-analyzer/vader-compound.js'
 import { LONG_RUN, Tokens } from '../../../bees/sentiment-analyzer/wink-tokens.js'
 import { wordFeatures } from '../../../bees/sentiment-analyzer/word-features.js'
 import { fitSparseLogistic } from '../../../eval/sparse-logistic.js'
@@ -140,6 +140,36 @@ test('the port of VADER\'s rules gives exactly vader-sentiment\'s compound score
     return vaderCompound(text) === vader.SentimentIntensityAnalyzer.polarity_scores(text).compound
   }), { numRuns: 3000 })
 })
+
+test('the compound\'s rounding is the library\'s parseFloat(x.toFixed(4)) to the bit, at and around every tie', async t => {
+  const library = (x: number): number => parseFloat(x.toFixed(4))
+  const differs = (x: number): boolean => !Object.is(fourPlaces(x), library(x))
+  const found: number[] = []
+  // Every 4-place tie in [-1, 1] and the doubles nearest it on both sides, every 4-place decimal, and both zeros.
+  for (let k = -10000; k <= 10000; k++) {
+    for (const x of [(k + 0.5) / 10000, k / 10000]) {
+      let below = x
+      let above = x
+      for (let step = 0; step < 8; step++) {
+        if (differs(below)) found.push(below)
+        if (differs(above)) found.push(above)
+        below = nextDouble(below, -1)
+        above = nextDouble(above, 1)
+      }
+    }
+  }
+  for (const x of [0, -0, 1, -1, 5e-5, -5e-5, 4.9999e-5, -4.9999e-5, 1e-300, -1e-300]) if (differs(x)) found.push(x)
+  fc.assert(fc.property(fc.double({ min: -1, max: 1, noNaN: true }), x => !differs(x)), { numRuns: 200_000 })
+  t.same(found, [])
+})
+
+/** The double next to x towards +∞ (direction 1) or -∞ (-1). */
+function nextDouble (x: number, direction: 1 | -1): number {
+  if (x === 0) return direction * Number.MIN_VALUE
+  const bits = new BigInt64Array(new Float64Array([x]).buffer)
+  bits[0] = bits[0]! + ((x > 0) === (direction > 0) ? 1n : -1n)
+  return new Float64Array(bits.buffer)[0]!
+}
 
 test('emphasis: "!" and sentiment words in capitals amid lower case, as VADER reads them, each capped', async t => {
   t.equal(vaderScore('The food was good.').emphasis, 0)
