@@ -47,7 +47,12 @@ interface Answer {
 interface UpstreamResponse {
   statusCode: number
   headers: AnswerHeaders
-  body: AsyncIterable<Buffer> & { destroy (): void, readableEnded: boolean, on (event: 'error', listener: () => void): UpstreamResponse['body'] }
+  body: AsyncIterable<Buffer> & {
+    destroy (): void
+    bytes (): Promise<Uint8Array>
+    readableEnded: boolean
+    on (event: 'error', listener: () => void): UpstreamResponse['body']
+  }
 }
 
 /** Why a request got no answer: each caller says it in its own words. */
@@ -211,7 +216,21 @@ export class RemoteBeeProxy {
 
   /** A 2xx answer's body, whole (capped); another status is the upstream's failure. */
   readonly #readAnswer = async (response: UpstreamResponse): Promise<Answer> =>
-    ({ status: response.statusCode, headers: response.headers, text: await this.#readCapped(response.body, () => { response.body.destroy() }) })
+    ({ status: response.statusCode, headers: response.headers, text: await this.#readBody(response) })
+
+  /**
+   * An answer's body as text, refused past the cap. One whose Content-Length is within the cap is read whole by undici
+   * (which delivers no byte past that length): its own collection skips the stream's events and async iterator, which
+   * cost a proxied call about 5 µs. Bytes, not undici's text, which would drop a byte order mark that JSON.parse refuses.
+   */
+  async #readBody (response: UpstreamResponse): Promise<string> {
+    const length = Number(response.headers['content-length'])
+    if (!Number.isSafeInteger(length) || length > this.#options.maxResponseBytes) {
+      return await this.#readCapped(response.body, () => { response.body.destroy() })
+    }
+    const bytes = await response.body.bytes()
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+  }
 
   /** Sends a Bee's request in its span, reads the answer with `read` (after its status was checked), and says its failures as ApiErrors. */
   async #callUpstream<T> (beeId: string, endpoint: string, context: BeeContext, request: UpstreamRequest,
