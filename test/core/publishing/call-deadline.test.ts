@@ -1,11 +1,11 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import * as undici from 'undici'
 import { CallDeadline } from '../../../src/core/publishing/call-deadline.js'
 
 /** A server on 127.0.0.1 that never answers: only the deadline ends a request to it. */
-async function silentServer (t: Parameters<Parameters<typeof test>[1]>[0]): Promise<string> {
+async function silentServer (t: Test): Promise<string> {
   const server: Server = createServer(() => {})
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
