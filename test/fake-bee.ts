@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize' | 'not-object' | 'too-deep' | 'far-too-deep'
+export type FakeBeeMode = 'ok' | 'slow' | 'error' | 'invalid-output' | 'not-json' | 'oversize' | 'oversize-chunked' | 'not-object' | 'too-deep' | 'far-too-deep'
 
 export interface FakeBee {
   url: string
@@ -47,6 +47,11 @@ export async function startFakeBee (): Promise<FakeBee> {
         case 'invalid-output': return json(200, JSON.stringify({ shout: 42 }))
         case 'not-json': return json(200, '<html>oops</html>')
         case 'oversize': return json(200, JSON.stringify({ shout: 'A'.repeat(2 * 1024 * 1024), length: 1 }))
+        // The same without a Content-Length: its size is known only as it comes.
+        case 'oversize-chunked':
+          response.writeHead(200, { 'content-type': 'application/json' }).write(`{"shout":"${'A'.repeat(2 * 1024 * 1024)}`)
+          response.end('","length":1}')
+          return
         case 'not-object': return json(200, JSON.stringify(text))
         // Valid JSON well under the size cap, nested past what a recursive stringify can take.
         // Past the 64 levels Apiary serves; far past it, deep enough to overflow a recursive parser's stack.

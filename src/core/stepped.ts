@@ -1,7 +1,7 @@
 /**
- * What the core's steps that often need no I/O answer (Executor.admit, claim, limit and release, the registry's
+ * What the core's steps that often need no I/O answer (Executor.admit, claim, limit, hold and release, the registry's
  * lookup): the value at once when none was needed (a loaded Bee, no Idempotency-Key, no limit of the Bee's own, no
- * key to free), else its promise. HTTP's execute routes run them from callback hooks that pass such a request on
+ * key to free, a free Bee), else its promise. HTTP's execute routes run them from callback hooks that pass such a request on
  * without a microtask; every other caller just awaits. Kept because the free execute measured faster with it in
  * every paired run (issue 44, 2026-11-29): with these steps plain async and awaited by async hooks, callgrind counted
  * 1.44 M instead of 1.24 M instructions a request (medians of three runs each; the pairs differed by 0.4-27 %), and

@@ -105,7 +105,13 @@ export class Executor {
     return limited
   }
 
-  async hold (execution: Execution): Promise<Step> {
+  /** The payment step (see holdPayment); a free Bee has nothing to hold: answered without a promise. */
+  hold (execution: Execution): Stepped<Step> {
+    if (!execution.bee.paid) return { ok: true }
+    return this.#hold(execution)
+  }
+
+  async #hold (execution: Execution): Promise<Step> {
     const held = await holdPayment(this.#options.ledger, execution, this.#options.payment)
     const { metrics } = this.#options
     if (metrics !== null) {

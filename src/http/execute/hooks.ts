@@ -114,12 +114,12 @@ export function limitBee (request: FastifyRequest, _reply: FastifyReply, done: H
 
 /**
  * The payment preHandler, on the routes of Bees that may cost: the core's payment step, which places a hold on the
- * caller's wallet (or reuses the pending hold of the claim it took over), or answers 402.
+ * caller's wallet (or reuses the pending hold of the claim it took over), or answers 402. A free Bee's call (the
+ * generic route has this step for every Bee) passes without a microtask.
  */
-export async function chargeForCall (request: FastifyRequest): Promise<void> {
-  if (request.execution === null) return
-  const held = await request.server.executor.hold(request.execution)
-  if (!held.ok) throw held.error
+export function chargeForCall (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.execution === null) done()
+  else endWithStep(request.server.executor.hold(request.execution), done)
 }
 
 /**

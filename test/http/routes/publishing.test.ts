@@ -85,7 +85,8 @@ test('every failure of a paid published Bee maps to its status and refunds the w
     { mode: 'error', status: 502, code: 'BEE_UPSTREAM_ERROR' },
     { mode: 'invalid-output', status: 502, code: 'BEE_OUTPUT_INVALID' },
     { mode: 'not-json', status: 502, code: 'BEE_OUTPUT_INVALID' },
-    { mode: 'oversize', status: 502, code: 'BEE_RESPONSE_TOO_LARGE' }
+    { mode: 'oversize', status: 502, code: 'BEE_RESPONSE_TOO_LARGE' },
+    { mode: 'oversize-chunked', status: 502, code: 'BEE_RESPONSE_TOO_LARGE' }
   ] as const
   for (const { mode, status, code } of cases) {
     fake.mode = mode
