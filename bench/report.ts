@@ -8,8 +8,8 @@ import type { LoadSettings, ScenarioResult, Side } from './load.js'
 
 /** Issue 28's goals, which restated the first performance round's (150 MB, 0.5 s; 0.9, 0.9, 0.6 and 0.35 in scenarios.ts). */
 export const PEAK_RSS_TARGET_BYTES = 200e6
-/** Spawn to the first 200 on /health. */
-export const COLD_START_TARGET_MS = 600
+/** Spawn to the first 200 on /health, as a multiple of bare Fastify's spawned the same way (issue 47). */
+export const COLD_START_TARGET_MULTIPLE = 2
 
 /** Latency under a fixed offered load. */
 export interface OfferedResult {
@@ -97,9 +97,9 @@ function resourceTable ({ peakRssBytes, coldStart }: Results): string[] {
     : `| Peak RSS of the service over the run (VmHWM) | ≤ 200 MB | ${megabytes(peakRssBytes)} | ${verdict(peakRssBytes <= PEAK_RSS_TARGET_BYTES)} | |`
   const rows = [rss]
   if (coldStart !== null) {
-    rows.push(`| Cold start, spawn → first 200 on /health (median of ${coldStart.spawns}) | ≤ ${COLD_START_TARGET_MS} ms | ` +
-      `${ms(coldStart.serviceMs)} ms | ${verdict(coldStart.serviceMs <= COLD_START_TARGET_MS)} | ` +
-      `${coldStart.ratio.toFixed(2)} × bare Fastify's ${ms(coldStart.baselineMs)} ms |`)
+    rows.push(`| Cold start, spawn → first 200 on /health (median of ${coldStart.spawns}), × bare Fastify's | ≤ ${COLD_START_TARGET_MULTIPLE.toFixed(1)} × | ` +
+      `${coldStart.ratio.toFixed(2)} × | ${verdict(coldStart.ratio <= COLD_START_TARGET_MULTIPLE)} | ` +
+      `${ms(coldStart.serviceMs)} ms against bare Fastify's ${ms(coldStart.baselineMs)} ms |`)
   }
   return ['| Measure | Target | Value | | Absolute (this machine) |', '|---|---|---|---|---|', ...rows]
 }

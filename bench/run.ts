@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { beeSpeed } from './bee-speed.js'
 import { breakdown } from './breakdown.js'
 import { catalogBench } from './catalog.js'
-import { type Floors, floorsFor, gate, gateTable, hostModel, readBaseline } from './gate.js'
+import { type Floors, floorsFor, gate, gateTable, hostModel, readBaseline, STARTUP_ROW } from './gate.js'
 import { peakRssBytes, startServer, stopAll } from './children.js'
 import { coldStart } from './cold-start.js'
 import { type Comparison, compare, compareRuns, fire, fireTogether, type Target } from './load.js'
@@ -196,15 +196,6 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
     results.breakdown = await breakdown(dir, options.load.seconds, options.load.warmupSeconds)
   }
 
-  if (options.gate) return results
-  const postgresUrl = process.env.DATABASE_URL
-  if (!isPostgresUrl(postgresUrl)) {
-    results.skipped.push('paid execute (PostgreSQL) and its scaling: DATABASE_URL in the bench\'s environment is not a postgres:// URL ' +
-      '(run `DATABASE_URL=postgres://user@host:5432/db npm run bench` to include them)')
-  } else if (selected(options, 'PostgreSQL')) {
-    await onPostgres(postgresUrl, options, dir, nodeFlags, results)
-  }
-
   if (selected(options, 'cold start')) {
     console.error(`… cold start (${options.coldStarts} spawns each)`)
     results.coldStart = await coldStart(
@@ -212,6 +203,14 @@ async function bench (options: BenchOptions, dir: string): Promise<Results> {
       (i) => startService({ name: `apiary-cold-${i}`, databaseUrl: join(dir, `cold-${i}.db`), dir }),
       () => startServer({ name: 'fastify-health', args: [server('bare-fastify.mjs')], env: {}, logFile: join(dir, 'fastify-health.log') })
     )
+  }
+  if (options.gate) return results
+  const postgresUrl = process.env.DATABASE_URL
+  if (!isPostgresUrl(postgresUrl)) {
+    results.skipped.push('paid execute (PostgreSQL) and its scaling: DATABASE_URL in the bench\'s environment is not a postgres:// URL ' +
+      '(run `DATABASE_URL=postgres://user@host:5432/db npm run bench` to include them)')
+  } else if (selected(options, 'PostgreSQL')) {
+    await onPostgres(postgresUrl, options, dir, nodeFlags, results)
   }
   return results
 }
@@ -227,14 +226,15 @@ function resultsFile (options: BenchOptions): string | null {
  * regression falls every time.
  */
 async function gateHeld (floors: Floors, results: Results, options: BenchOptions, dir: string): Promise<number> {
-  const rows = gate(floors, results.scenarios)
+  const rows = gate(floors, results.scenarios, results.coldStart)
   console.log(gateTable(rows, floors))
   const fell = rows.filter((row) => !row.held).map((row) => row.title)
   if (fell.length === 0) return 0
   console.error(`Regression gate: ${fell.join('; ')} fell below its floor; measuring it again with servers of its own.`)
-  const again = await bench({ ...options, only: fell }, mkdtempSync(join(dir, 'again-')))
-  const second = { ...floors, ratios: Object.fromEntries(fell.map((title) => [title, floors.ratios[title] as number])) }
-  const rowsAgain = gate(second, again.scenarios)
+  const again = await bench({ ...options, only: fell.map((title) => title === STARTUP_ROW ? 'cold start' : title) }, mkdtempSync(join(dir, 'again-')))
+  const only = (limits: Record<string, number>) => Object.fromEntries(Object.entries(limits).filter(([title]) => fell.includes(title)))
+  const second = { ...floors, ratios: only(floors.ratios), ceilings: only(floors.ceilings) }
+  const rowsAgain = gate(second, again.scenarios, again.coldStart)
   console.log(gateTable(rowsAgain, second))
   const fellAgain = rowsAgain.filter((row) => !row.held)
   if (fellAgain.length === 0) return 0
@@ -266,7 +266,7 @@ async function main (): Promise<number> {
     if (options.catalog) return await catalogBench(options.quick, dir, nodeFlagsOf(options))
     if (options.runs) return await runsBench(options, dir)
     const baseline = options.gate ? floorsFor(readBaseline(), hostModel()) : null
-    if (baseline !== null) options.only = Object.keys(baseline.ratios)
+    if (baseline !== null) options.only = [...Object.keys(baseline.ratios), ...(STARTUP_ROW in baseline.ceilings ? ['cold start'] : [])]
     const results = await bench(options, dir)
     const markdown = renderResults(results)
     console.log(markdown)

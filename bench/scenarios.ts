@@ -117,11 +117,12 @@ export function scenarios (endpoints: Endpoints): Scenario[] {
       agreement: 'same'
     },
     {
+      // Issue 47: against a baseline that runs the same Bee function, so the row measures the service around it.
       title: 'free execute: text-summarizer, one sentence',
-      baselineName: `${raw} (the answer Apiary gave)`,
-      target: 0.5,
+      baselineName: 'raw node:http running the summarizer on the body, then the same answer',
+      target: 0.65,
       service: summarize,
-      baseline: { ...summarize, url: rawHttp + SUMMARIZE_PATH },
+      baseline: { ...summarize, url: rawBee + SUMMARIZE_PATH },
       agreement: 'same'
     },
     {
@@ -142,10 +143,10 @@ export function scenarios (endpoints: Endpoints): Scenario[] {
     },
     {
       title: 'paid execute (SQLite): sentiment-analyzer, one sentence, hold + capture',
-      baselineName: `${raw} (the answer Apiary gave)`,
-      target: 0.3,
+      baselineName: 'raw node:http running the sentiment analysis on the body, then the same answer',
+      target: 0.55,
       service: paidCall(service, [walletToken]),
-      baseline: sentiment(rawHttp),
+      baseline: sentiment(rawBee),
       agreement: 'same'
     },
     {
