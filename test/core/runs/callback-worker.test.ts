@@ -10,6 +10,7 @@ import { backends, runSql } from '../../databases.js'
 import { SECRETS_KEY } from '../../helper.js'
 import { startWebhookReceiver } from '../../webhook-receiver.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import type { StoredRun } from '../../../src/core/ledger/runs/run-repository.js'
 import { newRun } from './run-fixture.js'
 
 for (const backend of backends) {
@@ -22,7 +23,8 @@ for (const backend of backends) {
     t.teardown(receiver.close)
     const allowed = new CallbackSender(new EgressPolicy(['127.0.0.1']))
     t.teardown(() => allowed.close())
-    const options = { ledger, maxAttempts: 2, retrySeconds: 1, sweepMs: 0, retentionHours: 1, log: SILENT }
+    const pushBody = (run: StoredRun) => JSON.stringify({ task: { id: run.id } })
+    const options = { ledger, maxAttempts: 2, retrySeconds: 1, sweepMs: 0, retentionHours: 1, log: SILENT, pushBody }
     const worker = new CallbackWorker({ ...options, sender: allowed })
     /** An ended run with a callback to `url`; `token` sent back with it. */
     const endedRun = async (url = receiver.url, token: string | null = null) => {
