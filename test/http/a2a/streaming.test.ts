@@ -6,7 +6,7 @@ import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-v03/client'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { backends } from '../../databases.js'
-import { balanceOf, createWallet } from '../../helper.js'
+import { balanceOf, build, createWallet } from '../../helper.js'
 import { startFakeStreamBee, ticks } from '../../fake-stream-bee.js'
 import { beeBody, publish, publishingSetup } from '../../publishing-helper.js'
 import { openSse } from '../../sse-client.js'
@@ -39,9 +39,8 @@ for (const backend of backends) {
   test(`A2A streams and push notifications on ${backend.name}, on 1.0 and 0.3`, { skip: backend.skip }, async (t) => {
     const database = await backend.open()
     t.teardown(database.drop)
-    const { app, fake, publisher } = await publishingSetup(t, {
-      DATABASE_URL: database.url, RUN_POLL_MS: '50', RUN_LEASE_SECONDS: '3', RUN_CALLBACK_RETRY_SECONDS: '1'
-    })
+    const env = { DATABASE_URL: database.url, RUN_POLL_MS: '50', RUN_LEASE_SECONDS: '3', RUN_CALLBACK_RETRY_SECONDS: '1' }
+    const { app, fake, publisher } = await publishingSetup(t, env)
     const streamFake = await startFakeStreamBee()
     t.teardown(streamFake.close)
     await app.listen({ port: 0, host: '127.0.0.1' })
@@ -172,6 +171,27 @@ for (const backend of backends) {
       await t.rejects(async () => { for await (const _ of client.resubscribeTask({ tenant: '', id: started.id }, { serviceParameters: headers })) { /* none */ } },
         { name: 'UnsupportedOperationError' }, 'an ended task is read with GetTask, not subscribed to')
     })
+
+    await t.test('two instances: a task started on A is subscribed to on B, told of its end through NOTIFY',
+      { skip: backend.name === 'sqlite' ? 'one instance on SQLite' : false }, async (t) => {
+        const other = await build(t, { env: { EGRESS_ALLOWLIST: '127.0.0.1', ...env } })
+        await other.listen({ port: 0, host: '127.0.0.1' })
+        const onB = await new ClientFactory().createFromUrl(`http://127.0.0.1:${(other.server.address() as AddressInfo).port}`)
+        held()
+        const headers = { 'X-Registry-Wallet-Token': (await createWallet(app, 1)).token }
+        const started = await client.sendMessage(v1Send('slow-shouter', true), { serviceParameters: headers }) as { id: string }
+        const events: V1Event[] = []
+        const followed = (async () => {
+          for await (const event of onB.resubscribeTask({ tenant: '', id: started.id }, { serviceParameters: headers })) events.push(event as V1Event)
+        })()
+        t.not(await within(5000, async () => events.length > 0), null, 'B answered the task')
+        const released = Date.now()
+        release()
+        await followed
+        // A reader without news looks every 5 s: ending sooner, B was told.
+        t.ok(Date.now() - released < 3000, `B's stream ended within 3 s (${Date.now() - released} ms)`)
+        t.match(summary(events).slice(-2), ['artifact:honey', `statusUpdate:${COMPLETED}`])
+      })
 
     await t.test('1.0: a push config gets the task with its token and Authorization once the run ends, retried after a 500', async (t) => {
       held()
