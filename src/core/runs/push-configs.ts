@@ -26,7 +26,7 @@ export class PushConfigs {
     this.#options = options
   }
 
-  /** Writes the config (in place of one of the same id): delivered once the run ends, at once if it has ended. */
+  /** Writes the config (in place of one of the same id): delivered once the run ends (by the queue's poll if it has ended). */
   async set (caller: RunCaller, runId: string, taskId: string, target: Required<CallbackTarget>): Promise<StoredCallback> {
     await this.#options.runs.get(caller, runId)
     await checkCallbackUrl(this.#options.egress, target.url)

@@ -248,6 +248,12 @@ for (const backend of backends) {
       t.match(set, { taskId: answer.id, pushNotificationConfig: { id: 'old-2' } })
       t.same((await legacy.listTaskPushNotificationConfig({ id: answer.id }, { serviceParameters: headers })).map((one) => one.pushNotificationConfig.id), ['old-1', 'old-2'])
       await legacy.deleteTaskPushNotificationConfig({ id: answer.id, pushNotificationConfigId: 'old-2' }, { serviceParameters: headers })
+      const stranger = { 'X-Registry-Wallet-Token': (await createWallet(app, 1)).token }
+      await t.rejects(legacy.getTaskPushNotificationConfig(which, { serviceParameters: stranger }), { name: 'TaskNotFoundError' },
+        'a stranger reads no config')
+      const elsewhere = { taskId: answer.id, pushNotificationConfig: { url: receiver.url } }
+      await t.rejects(legacy.setTaskPushNotificationConfig(elsewhere, { serviceParameters: stranger }), { name: 'TaskNotFoundError' }, 'nor sets one')
+      await t.rejects(legacy.getTask({ id: answer.id }, { serviceParameters: stranger }), { name: 'TaskNotFoundError' }, 'nor reads the task')
       release()
       t.not(await within(15_000, async () => receiver.deliveries.length >= 1), null, 'delivered')
       const [delivery] = receiver.deliveries
