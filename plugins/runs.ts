@@ -10,6 +10,7 @@ import { RunService } from '../src/core/runs/service.js'
 import { RunSignals } from '../src/core/runs/signals.js'
 import { RunWorker } from '../src/core/runs/worker.js'
 import { OpenStreams } from '../src/core/streams/open-streams.js'
+import { pushBodyOf } from '../src/http/a2a/push-configs.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -66,7 +67,8 @@ export default fp(async (fastify) => {
     // Orphans are few and wait for the retention anyway: a look a minute is enough.
     sweepMs: Math.max(config.RUN_POLL_MS, 60_000),
     retentionHours: config.RUN_RETENTION_HOURS,
-    log
+    log,
+    pushBody: pushBodyOf
   }), { log: 'run callback', job: 'run-callback' }, CALLBACK_CONCURRENCY, log)
   // A lost notification delays a reader until its next look: at most every 5 s, and at RUN_POLL_MS when that is longer.
   const events = new RunEvents({ ledger, log, pollMs: Math.max(5000, config.RUN_POLL_MS), relistenMs: 1000 })

@@ -63,6 +63,11 @@ export class SseStream {
     return this.#write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`)
   }
 
+  /** Sends one unnamed event (EventSource's `message`): A2A's JSON-RPC streams name none. */
+  message (data: string): boolean {
+    return this.#write(`data: ${data}\n\n`)
+  }
+
   /** Sends the error event an ended stream closes with, in the door's shape ({error, code, message}). */
   error (error: ApiError): boolean {
     return this.send('error', JSON.stringify(bodyOf(error)))

@@ -15,7 +15,7 @@ import { holdPayment } from './payment.js'
 import type { PaymentOptions } from './payment-required.js'
 import { runAndSell, type StreamingContext } from './sale.js'
 import { claimPayment } from '../x402/payment-claim.js'
-import type { RunService, StartedRun } from '../runs/service.js'
+import type { CallbackTarget, RunService, StartedRun } from '../runs/service.js'
 
 export interface ExecutorOptions {
   registry: Registry
@@ -163,16 +163,16 @@ export class Executor {
 
   /** The whole pipeline for doors that hand over a call at once; the ledger database away is a 503 outcome, not a throw. */
   async execute (request: ExecutionRequest, runner?: Runner): Promise<ExecutionOutcome> {
-    return await this.#guarded(this.#execute(request, null, runner)) as ExecutionOutcome
+    return await this.#guarded(this.#execute(request, null, null, runner)) as ExecutionOutcome
   }
 
   /**
    * As `execute`, but an async Bee's call becomes a run, as over HTTP: the same admission, the caller's Idempotency-Key
    * giving back the run it started, the Bee's limit and the hold, which then lasts the run (RunService.start). A sync
-   * Bee's call runs whole, as `execute` runs it.
+   * Bee's call runs whole, as `execute` runs it (and ignores `callback`, as HTTP ignores a sync call's Callback-Url).
    */
-  async executeOrStart (request: ExecutionRequest, runs: RunStarter): Promise<ExecutionOutcome | RunStartOutcome> {
-    return await this.#guarded(this.#execute(request, runs))
+  async executeOrStart (request: ExecutionRequest, runs: RunStarter, callback: CallbackTarget | null = null): Promise<ExecutionOutcome | RunStartOutcome> {
+    return await this.#guarded(this.#execute(request, runs, callback))
   }
 
   async #guarded<T> (work: Promise<T>): Promise<T | { ok: false, error: ApiError }> {
@@ -185,7 +185,8 @@ export class Executor {
     }
   }
 
-  async #execute (request: ExecutionRequest, runs: RunStarter | null, runner?: Runner): Promise<ExecutionOutcome | RunStartOutcome> {
+  async #execute (request: ExecutionRequest, runs: RunStarter | null, callback: CallbackTarget | null,
+    runner?: Runner): Promise<ExecutionOutcome | RunStartOutcome> {
     const admitted = await this.admit({
       bee: request.beeId,
       walletToken: request.walletToken,
@@ -199,7 +200,7 @@ export class Executor {
     const { execution } = admitted
     const valid = this.validate(execution, request.input)
     if (!valid.ok) return valid
-    if (runs !== null && execution.bee.record.config.executionMode !== 'sync') return await this.#start(execution, request, runs)
+    if (runs !== null && execution.bee.record.config.executionMode !== 'sync') return await this.#start(execution, request, runs, callback)
     try {
       const claimed = await this.claim(execution, request.idempotencyKey, request.input)
       if (!claimed.ok) return claimed
@@ -221,15 +222,16 @@ export class Executor {
    * The steps of HTTP's run calls (src/http/execute/runs.ts), in its order: replay, the runs' own admission (the
    * caller's limit of runs), the Bee's limit, the hold, the run.
    */
-  async #start (execution: Execution, request: ExecutionRequest, runs: RunStarter): Promise<ExecutionOutcome | RunStartOutcome> {
+  async #start (execution: Execution, request: ExecutionRequest, runs: RunStarter,
+    callback: CallbackTarget | null): Promise<ExecutionOutcome | RunStartOutcome> {
     const replayed = await runs.replay(execution, request.idempotencyKey, request.input)
     if (replayed !== null) return { ok: true, run: { run: replayed, runKey: null, callbackSecret: null, created: false } }
-    await runs.admit(execution, null)
+    await runs.admit(execution, callback)
     const limited = await this.limit(execution)
     if (!limited.ok) return limited
     const held = await this.hold(execution)
     if (!held.ok) return held
     const key = request.idempotencyKey
-    return { ok: true, run: await runs.start(execution, request.input, typeof key === 'string' ? key : null) }
+    return { ok: true, run: await runs.start(execution, request.input, typeof key === 'string' ? key : null, callback) }
   }
 }

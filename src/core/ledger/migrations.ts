@@ -25,6 +25,7 @@ import { beeVersionsMigration } from './migrations/0022-bee-versions.js'
 import { importMappingsMigration } from './migrations/0023-import-mappings.js'
 import { runEventsMigration } from './migrations/0024-run-events.js'
 import { runCallbacksMigration } from './migrations/0025-run-callbacks.js'
+import { pushConfigsMigration } from './migrations/0026-push-configs.js'
 
 /**
  * One migration set for both backends, applied in order at start by Kysely's Migrator (which takes a
@@ -59,7 +60,8 @@ export function migrationsFor (dialect: Dialect): MigrationProvider {
       '0022_bee_versions': beeVersionsMigration,
       '0023_import_mappings': importMappingsMigration,
       '0024_run_events': runEventsMigration,
-      '0025_run_callbacks': runCallbacksMigration
+      '0025_run_callbacks': runCallbacksMigration,
+      '0026_push_configs': pushConfigsMigration
     })
   }
 }

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely'
 import type { LatencyColumn } from './health/columns.js'
 import type { PreparationStatus } from '../preparations/schemas.js'
+import type { CallbackFormat } from './run-callbacks/run-callback-repository.js'
 import type { RunEventKind, RunStatus } from '../runs/schemas.js'
 import type { BeeStatus, ExecutionMode } from '../schemas.js'
 
@@ -196,6 +197,16 @@ export interface Tables {
     last_error: string | null
     created_at: string
     delivered_at: string | null
+    /** What a delivery's body is: 'webhook' (the run), 'a2a' or 'a2a-0.3' (A2A's task, in that version's shape). */
+    format: Generated<CallbackFormat>
+    /** A2A's push notification config id, unique within its run; null for a run webhook. */
+    config_id: string | null
+    /** The A2A task id its caller knows, sealed like the secret (a free Bee's carries its run key); null for a run webhook. */
+    task_id: string | null
+    /** The Authorization scheme to send (A2A's authentication.scheme); null: none. */
+    auth_scheme: string | null
+    /** Its credentials, sealed like the secret. */
+    auth_credentials: string | null
   }
   builtin_bee_states: {
     id: string

@@ -13,7 +13,8 @@ export const NOTIFICATION_TOKEN_HEADER = 'x-a2a-notification-token'
 export type SendResult = { status: number } | { error: string }
 
 /**
- * Delivers a run's completion webhook: one POST of the JSON body, signed as Standard Webhooks says (webhook-id,
+ * Delivers a run's completion webhook (or an A2A push notification, with its token and Authorization):
+ * one POST of the JSON body, signed as Standard Webhooks says (webhook-id,
  * webhook-timestamp, webhook-signature: HMAC-SHA256 by the standardwebhooks library), through the egress guard's
  * connector (never to a loopback, private or reserved address, bar the operator's EGRESS_ALLOWLIST), without
  * following redirects. The answer's body is not read past its status.
@@ -30,13 +31,15 @@ export class CallbackSender {
   async send (callback: StoredCallback, messageId: string, body: string): Promise<SendResult> {
     const at = new Date()
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      // A2A 1.0's push notifications are its own media type (A2A §4.3.3).
+      'content-type': callback.format === 'a2a' ? 'application/a2a+json' : 'application/json',
       'user-agent': 'Apiary-Webhooks/1.0',
       'webhook-id': messageId,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': new Webhook(callback.secret).sign(messageId, at, body)
     }
     if (callback.token !== null) headers[NOTIFICATION_TOKEN_HEADER] = callback.token
+    if (callback.authentication !== null) headers.authorization = `${callback.authentication.scheme} ${callback.authentication.credentials}`.trim()
     try {
       const { undici, agent } = await this.#agent.get()
       const response = await undici.request(callback.url, {

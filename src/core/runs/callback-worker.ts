@@ -1,5 +1,6 @@
 import type { Ledger } from '../ledger/ledger.js'
 import type { StoredCallback } from '../ledger/run-callbacks/run-callback-repository.js'
+import type { StoredRun } from '../ledger/runs/run-repository.js'
 import { later, now } from '../ledger/timestamps.js'
 import type { Logger } from '../logger.js'
 import { CALLBACK_TIMEOUT_MS, type CallbackSender } from './callback-sender.js'
@@ -18,6 +19,8 @@ export interface CallbackWorkerOptions {
   /** RUN_RETENTION_HOURS: a callback whose run is gone is deleted once it is this old. */
   retentionHours: number
   log: Logger
+  /** The body of an A2A push notification (a callback whose format is not 'webhook'): the run as that task. */
+  pushBody: (run: StoredRun, callback: StoredCallback) => string
 }
 
 /** The longest wait between two attempts, however many failed. */
@@ -46,7 +49,10 @@ export class CallbackWorker {
     this.#stopped = true
   }
 
-  /** Delivers one due callback: of that run (a job engine's delivery), or the oldest due (a first attempt only if its run ended `endedFor` seconds ago). */
+  /**
+   * Delivers one due callback: of that run (a job engine's delivery, then the run's next ones), or the oldest due (a
+   * first attempt only if its run ended `endedFor` seconds ago).
+   */
   async runOnce (runId?: string, endedFor = 0): Promise<'idle' | 'delivered' | 'retry' | 'failed'> {
     if (this.#stopped) return 'idle'
     const { ledger } = this.#options
@@ -60,7 +66,10 @@ export class CallbackWorker {
       await this.#sweep()
       return 'idle'
     }
-    return await this.#deliver(callback)
+    const result = await this.#deliver(callback)
+    // A job names a run, which may have several callbacks (A2A's push configs): the next one due goes now too.
+    if (runId !== undefined) await this.runOnce(runId)
+    return result
   }
 
   async #deliver (callback: StoredCallback): Promise<'delivered' | 'retry' | 'failed'> {
@@ -71,7 +80,9 @@ export class CallbackWorker {
       await ledger.runCallbacks.settle(callback.id, { state: 'failed', nextAttemptAt: null, lastStatus: null, lastError: 'the run is gone', at: now() })
       return 'failed'
     }
-    const body = JSON.stringify({ type: `run.${run.status}` as RunCallbackBody['type'], timestamp: now(), data: runView(run) } satisfies RunCallbackBody)
+    const body = callback.format === 'webhook'
+      ? JSON.stringify({ type: `run.${run.status}` as RunCallbackBody['type'], timestamp: now(), data: runView(run) } satisfies RunCallbackBody)
+      : this.#options.pushBody(run, callback)
     const result = await sender.send(callback, messageIdOf(callback), body)
     const at = now()
     if ('status' in result && result.status >= 200 && result.status < 300) {

@@ -135,6 +135,8 @@ export class RunEvents {
 
 /** Resolves at the next news (`register` hands over its resolver), after `ms`, or when `signal` aborts, whichever first. */
 async function nextWake (signal: AbortSignal, ms: number, register: (resolve: () => void) => void): Promise<void> {
+  // Aborted while the run was read: an abort listener added now would never fire, and the reader would wait out `ms`.
+  if (signal.aborted) return
   await new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer)

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../error-catalog.js'
 import type { Execution } from '../execution/execution.js'
 import { KEY_PATTERN, requestHashOf } from '../idempotency/claims.js'
 import type { Ledger } from '../ledger/ledger.js'
+import type { CallbackAuthentication, CallbackFormat, NewCallback } from '../ledger/run-callbacks/run-callback-repository.js'
 import type { StoredRun } from '../ledger/runs/run-repository.js'
 import { hashSecret } from '../ledger/secrets.js'
 import type { EgressPolicy } from '../publishing/egress.js'
@@ -12,17 +13,35 @@ import type { Logger } from '../logger.js'
 import { newCallbackId, newCallbackSecret, newRunId, newRunKey } from './run-ids.js'
 import { UNFINISHED, type Run } from './schemas.js'
 import type { RunSignals } from './signals.js'
+import { taskIdOf, type RunCaller } from './task-ids.js'
 
-/** Who asks about a run: the hash of the wallet credential they sent (if any), and the run key (if any). */
-export interface RunCaller {
-  tokenHash: string | null
-  runKey: string | undefined
-}
+export type { RunCaller } from './task-ids.js'
 
 /** Where a run's caller asked to be told it ended, and the token to send back there (A2A's), if any. */
 export interface CallbackTarget {
   url: string
   token: string | null
+  /** An A2A push notification config: the body's shape, the config's id within its task, the Authorization to send; absent for a run webhook. */
+  push?: { format: Exclude<CallbackFormat, 'webhook'>, configId: string, authentication: CallbackAuthentication | null }
+}
+
+/** Refuses a callback URL the egress guard refuses (the check a published endpoint meets, and again at each delivery). */
+export async function checkCallbackUrl (egress: Pick<EgressPolicy, 'check'>, url: string): Promise<void> {
+  const problem = url.length > 2048 ? 'it is longer than 2048 characters' : await egress.check(url)
+  if (problem !== null) throw failure('CALLBACK_URL_INVALID', `Callback-Url is refused: ${problem.replace(/^endpoint/, 'the URL')}.`)
+}
+
+/** A callback's row for the run `runId` (A2A's task id `taskId`), not yet written. */
+export function newCallback (runId: string, taskId: string, { url, token, push }: CallbackTarget): NewCallback {
+  return {
+    id: newCallbackId(),
+    runId,
+    url,
+    token,
+    secret: newCallbackSecret(),
+    createdAt: now(),
+    ...(push === undefined ? {} : { format: push.format, configId: push.configId, authentication: push.authentication, taskId })
+  }
 }
 
 export interface StartedRun {
@@ -104,10 +123,7 @@ export class RunService {
    */
   async admit (execution: Execution, callback: CallbackTarget | null): Promise<void> {
     const { egress, ledger, maxPerWallet } = this.#options
-    if (callback !== null) {
-      const problem = callback.url.length > 2048 ? 'it is longer than 2048 characters' : await egress.check(callback.url)
-      if (problem !== null) throw failure('CALLBACK_URL_INVALID', `Callback-Url is refused: ${problem.replace(/^endpoint/, 'the URL')}.`)
-    }
+    if (callback !== null) await checkCallbackUrl(egress, callback.url)
     if (maxPerWallet === 0 || execution.tokenHash === null) return
     if (await ledger.runs.countUnfinished(execution.tokenHash) >= maxPerWallet) {
       throw new RateLimitedError('RUN_LIMIT_REACHED', `This wallet token has ${maxPerWallet} runs queued or running, the most it may have at once; ` +
@@ -129,7 +145,7 @@ export class RunService {
     const lifeSeconds = queueSeconds + maxRunSeconds
     const runKey = tokenHash === null ? newRunKey() : null
     const runId = newRunId()
-    const callbackRow = callback === null ? null : { id: newCallbackId(), runId, ...callback, secret: newCallbackSecret(), createdAt: now() }
+    const callbackRow = callback === null ? null : newCallback(runId, taskIdOf({ id: runId }, runKey), callback)
     let inserted
     try {
       if (hold !== null) await ledger.holds.renew(hold.id, lifeSeconds + holdTimeoutSeconds)

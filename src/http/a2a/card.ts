@@ -44,7 +44,7 @@ function skillOf (record: BeeRecord): AgentCard['skills'][number] {
 /**
  * The A2A v1.0 agent card of this service at `origin`, with `bees` (a bounded selection: the card is read whole)
  * as its skills; any Bee of the catalog can be sent to. It advertises only what the endpoint does: the
- * JSON-RPC binding of 1.0 and of 0.3, without streaming, push notifications or an extended card.
+ * JSON-RPC binding of 1.0 and of 0.3, with streaming and push notifications, without an extended card.
  */
 export function agentCard (origin: string, bees: readonly BeeRecord[]): AgentCard {
   return {
@@ -52,7 +52,8 @@ export function agentCard (origin: string, bees: readonly BeeRecord[]): AgentCar
     description: 'A registry of Bees: capabilities with declared JSON input and output schemas, each a skill here. ' +
       'Send a message with one data part {"beeId": "<skill id>", "input": {...}}; the answer is a task whose ' +
       'artifact holds the Honey (the result with its confidence and freshness); an async Bee\'s task may still be working: read it ' +
-      'with GetTask (returnImmediately answers it at once). Pay-per-use Bees charge the wallet ' +
+      'with GetTask (returnImmediately answers it at once), follow it with SubscribeToTask, or have it pushed to you ' +
+      '(a push notification config). SendStreamingMessage streams a stream Bee\'s events as artifact updates. Pay-per-use Bees charge the wallet ' +
       `whose token is sent in ${WALLET_HEADER_NAME}. The skills listed are the built-in Bees and the most reliable published ones; ` +
       `every Bee of the catalog is a skill: search it at ${origin}/api/bees?q=... (or MCP find_bees), and send its id.`,
     // One endpoint for both: A2A-Version tells them apart, and 1.0, listed first, is preferred.
@@ -60,7 +61,7 @@ export function agentCard (origin: string, bees: readonly BeeRecord[]): AgentCar
     provider: { organization: 'Apiary', url: origin },
     version: '1.0.0',
     documentationUrl: `${origin}/docs`,
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     securitySchemes: {
       [WALLET_SCHEME]: {
         apiKeySecurityScheme: {

@@ -11,7 +11,7 @@ const JsonRpcId = Type.Unknown({ description: 'The id (string or number) of the 
 export const JsonRpcRequest = Type.Object({
   jsonrpc: Type.String({ enum: ['2.0'], description: 'Always "2.0".' }),
   id: Type.Union([Type.String(), Type.Number()], { description: 'Request id; A2A calls are requests, never notifications.' }),
-  method: Type.String({ description: 'SendMessage, GetTask or CancelTask; the other A2A methods answer UnsupportedOperation or PushNotificationNotSupported.' }),
+  method: Type.String({ description: 'An A2A method, such as SendMessage or GetTask.' }),
   params: Type.Optional(Type.Object({}, {
     additionalProperties: true,
     description: 'A SendMessageRequest: `{message: {messageId, role: "ROLE_USER", parts: [{data: {beeId, input}}]}}`; GetTask and CancelTask: `{id}`.'
@@ -54,7 +54,8 @@ export const JsonRpcResponse = Type.Object({
   result: Type.Optional(Type.Union([
     Type.Object({ task: Task }, { description: 'A 1.0 SendMessageResponse: the task.' }),
     Task,
-    LegacyTask
+    LegacyTask,
+    Type.Unknown({ description: 'What another method answers (docs/agents/a2a.md).' })
   ], { description: 'The task: wrapped in `{task}` by 1.0\'s SendMessage, itself for GetTask and CancelTask and on 0.3.' })),
   error: Type.Optional(JsonRpcError)
 }, { description: 'A JSON-RPC response: a result or an error.' })

@@ -93,8 +93,8 @@ export function readCall (params: unknown, context: SendContext): ReadCall {
   }
 }
 
-/** Refusals that mean there is no such skill to run: invalid params, as MCP answers an unknown tool. */
-const notCallable = new Set<ErrorCode>(['BEE_NOT_FOUND', 'BEE_INACTIVE'])
+/** Refusals that mean there is no such skill to run (or no such push URL to use): invalid params, as MCP answers an unknown tool. */
+const notCallable = new Set<ErrorCode>(['BEE_NOT_FOUND', 'BEE_INACTIVE', 'CALLBACK_URL_INVALID'])
 
 /**
  * Which state a refused call ends in: a funded wallet is an authorization the client must obtain

@@ -30,7 +30,7 @@ export const SendMessageParams = Type.Object({
   message: Message,
   configuration: Type.Optional(Type.Object({}, {
     additionalProperties: true,
-    description: 'Send configuration; returnImmediately: true answers an async Bee\'s task at once (SUBMITTED). The rest is not read.'
+    description: 'Send configuration; returnImmediately: true answers an async Bee\'s task at once (SUBMITTED); taskPushNotificationConfig pushes it once ended.'
   })),
   metadata: Type.Optional(Type.Object({}, {
     additionalProperties: true,
@@ -99,8 +99,8 @@ export const AgentCard = Type.Object({
   version: Type.String({ description: 'The agent\'s version.' }),
   documentationUrl: Type.String({ description: 'The OpenAPI documentation.' }),
   capabilities: Type.Object({
-    streaming: Type.Boolean({ description: 'false: no SendStreamingMessage or SubscribeToTask.' }),
-    pushNotifications: Type.Boolean({ description: 'false: no push notification configs.' }),
+    streaming: Type.Boolean({ description: 'true: SendStreamingMessage and SubscribeToTask.' }),
+    pushNotifications: Type.Boolean({ description: 'true: push notification configs.' }),
     extendedAgentCard: Type.Boolean({ description: 'false: this is the whole card.' })
   }, { description: 'Optional features.' }),
   securitySchemes: Type.Record(Type.String(), Type.Object({
@@ -116,3 +116,33 @@ export const AgentCard = Type.Object({
   skills: Type.Array(AgentSkill, { description: 'Every active Bee, in id order.' })
 }, { description: 'The A2A v1.0 agent card.' })
 export type AgentCard = Static<typeof AgentCard>
+
+/** A2A 1.0's streamed and pushed objects, as Apiary writes them (not validated: the endpoint builds them). */
+export type Artifact = Task['artifacts'][number]
+
+export interface TaskStatusUpdateEvent {
+  taskId: string
+  contextId: string
+  status: Task['status']
+  metadata?: Record<string, unknown>
+}
+
+export interface TaskArtifactUpdateEvent {
+  taskId: string
+  contextId: string
+  artifact: Artifact
+  append: boolean
+  lastChunk: boolean
+}
+
+/** One event of a stream (A2A §3.2.3): exactly one of its fields. */
+export type StreamResponse = { task: Task } | { statusUpdate: TaskStatusUpdateEvent } | { artifactUpdate: TaskArtifactUpdateEvent }
+
+/** A push notification config as A2A 1.0 writes it (TaskPushNotificationConfig). */
+export interface PushConfig {
+  taskId: string
+  id: string
+  url: string
+  token?: string
+  authentication?: { scheme: string, credentials: string }
+}

@@ -23,6 +23,8 @@ export const META = {
   freshness: 'ai.apiary/freshness',
   /** tools/call result: true when the answer is the stored one of an earlier call with the same Idempotency-Key. */
   replayed: 'ai.apiary/replayed',
+  /** A2A status update of a running task: how far it is, 0 to 1. */
+  progress: 'ai.apiary/progress',
   /** tools/call result of a paid call: `{amount, currency, balance}`, what this call took and what the wallet has left. */
   charge: 'ai.apiary/charge',
   /** notifications/progress of a stream Bee's call: the data event relayed, as the upstream sent it. */

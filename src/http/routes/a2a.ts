@@ -1,11 +1,13 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { discover } from '../../core/discovery.js'
 import { ref, type BeeRecord } from '../../core/schemas.js'
 import { agentCard } from '../a2a/card.js'
-import { A2aEndpoint } from '../a2a/endpoint.js'
-import { apiaryDetails } from '../a2a/errors.js'
-import { JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse } from '../a2a/json-rpc.js'
+import { bodyOf, failure } from '../../core/errors.js'
+import { PushConfigs } from '../../core/runs/push-configs.js'
+import { A2aEndpoint, type A2aStream } from '../a2a/endpoint.js'
+import { apiaryDetails, RpcCode } from '../a2a/errors.js'
+import { failure as rpcFailure, JsonRpcErrorResponse, JsonRpcRequest, JsonRpcResponse } from '../a2a/json-rpc.js'
 import { legacyAgentCard } from '../a2a/legacy-card.js'
 import { LegacyAgentCard } from '../a2a/legacy-schemas.js'
 import { A2A_PATH, A2A_VERSION, AGENT_CARD_PATH, isLegacyVersion, LEGACY_A2A_VERSION } from '../a2a/protocol.js'
@@ -16,16 +18,42 @@ import { BAD_HOST } from '../refusals.js'
 import { doorGuard } from '../door-guard.js'
 import { IDEMPOTENCY_HEADER } from '../execution-headers.js'
 import { jsonRpcRefusals, refusalResponses } from '../json-rpc-errors.js'
+import { SseStream } from '../sse.js'
 import { walletTokenOf } from '../wallet-token.js'
 import { LLMS_SELECTION } from './llms.js'
+
+/**
+ * Sends a streamed answer as Server-Sent Events, one JSON-RPC response each (A2A §9.4.2); a failure on our side ends it
+ * with a JSON-RPC error. The stream's place is given back once it closed.
+ */
+async function streamAnswer (answer: A2aStream, reply: FastifyReply): Promise<void> {
+  const sse = new SseStream(reply)
+  try {
+    for await (const response of answer.responses(sse.signal)) {
+      if (!sse.message(JSON.stringify(response))) break
+    }
+  } catch (error) {
+    const refused = reply.server.storeHealth.refusal(error)
+    if (refused === null) reply.log.error({ err: error }, 'A2A stream failed')
+    const failed = refused ?? failure('INTERNAL_ERROR', 'The stream failed on our side; read the task with GetTask.')
+    sse.message(JSON.stringify(rpcFailure(answer.id, { code: RpcCode.internalError, message: failed.message, data: apiaryDetails(bodyOf(failed)) })))
+  } finally {
+    sse.end()
+    answer.release()
+  }
+}
 
 /** The A2A door: the agent card, and the JSON-RPC binding's SendMessage over the execution pipeline. */
 const a2aRoutes: FastifyPluginAsync = async (fastify) => {
   const { registry, executor } = fastify
   const { board } = fastify.beeHealth
   const endpoint = new A2aEndpoint({
-    executeOrStart: (request) => executor.executeOrStart(request, fastify.runs),
+    executeOrStart: (request, callback) => executor.executeOrStart(request, fastify.runs, callback),
     runs: fastify.runs,
+    events: fastify.runEvents,
+    pushConfigs: new PushConfigs({ ledger: fastify.ledger, runs: fastify.runs, egress: fastify.catalog.egress }),
+    streams: async (beeId) => (await registry.lookup(beeId))?.record.config.executionMode === 'stream',
+    places: fastify.openStreams,
     waitSeconds: fastify.config.RUN_WAIT_SECONDS
   })
   // One card per registry and health version, A2A version and origin the service is reached at (bounded: Host is the client's).
@@ -86,11 +114,11 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
         'COMPLETED with the Honey as its artifact, AUTH_REQUIRED when a funded wallet is needed (the 402 body in the status ' +
         'message), REJECTED for another refusal, FAILED when running it failed. An async Bee\'s task is a run (docs/runs.md): ' +
         'SUBMITTED at once with returnImmediately (0.3: blocking false), else answered once ended or after RUN_WAIT_SECONDS; ' +
-        'GetTask and CancelTask read and cancel it. Without A2A-Version: 1.0, A2A 0.3: ' +
-        'message/send, tasks/get, tasks/cancel, in 0.3\'s shapes. Pay-per-use Bees take ' +
+        'GetTask and CancelTask read and cancel it; SendStreamingMessage and SubscribeToTask answer SSE. ' +
+        'Without A2A-Version: A2A 0.3\'s methods and shapes. Pay-per-use Bees take ' +
         'the wallet token from X-Registry-Wallet-Token, else from the request\'s metadata "ai.apiary/walletToken"; ' +
-        'Idempotency-Key likewise ("ai.apiary/idempotencyKey"). Other methods answer UnsupportedOperation (-32004) or ' +
-        'PushNotificationNotSupported (-32003); JSON-RPC errors come with HTTP 200 unless the HTTP request itself was refused.',
+        'Idempotency-Key likewise ("ai.apiary/idempotencyKey"). See docs/agents/a2a.md. ' +
+        'JSON-RPC errors come with HTTP 200 unless the HTTP request itself was refused.',
       body: JsonRpcRequest,
       response: {
         200: JsonRpcResponse,
@@ -105,14 +133,16 @@ const a2aRoutes: FastifyPluginAsync = async (fastify) => {
     // The app's refusals in JSON-RPC, their body in A2A's error details; on this route only, so the agent
     // card keeps the standard error body.
     preSerialization: jsonRpcRefusals(apiaryDetails)
-  }, async (request) => {
+  }, async (request, reply) => {
     const version = request.headers['a2a-version'] ?? (request.query as Record<string, unknown>)['A2A-Version']
-    return await endpoint.answer(request.body, typeof version === 'string' ? version : undefined, {
+    const answer = await endpoint.answer(request.body, typeof version === 'string' ? version : undefined, {
       walletToken: walletTokenOf(request),
       idempotencyKey: request.headers[IDEMPOTENCY_HEADER],
       requestId: request.id,
       log: request.log
     })
+    if (!('responses' in answer)) return answer
+    await streamAnswer(answer, reply)
   })
 }
 

@@ -10,6 +10,7 @@ import { backends, runSql } from '../../databases.js'
 import { SECRETS_KEY } from '../../helper.js'
 import { startWebhookReceiver } from '../../webhook-receiver.js'
 import { SILENT } from '../preparations/preparation-fixture.js'
+import type { StoredRun } from '../../../src/core/ledger/runs/run-repository.js'
 import { newRun } from './run-fixture.js'
 
 for (const backend of backends) {
@@ -22,7 +23,8 @@ for (const backend of backends) {
     t.teardown(receiver.close)
     const allowed = new CallbackSender(new EgressPolicy(['127.0.0.1']))
     t.teardown(() => allowed.close())
-    const options = { ledger, maxAttempts: 2, retrySeconds: 1, sweepMs: 0, retentionHours: 1, log: SILENT }
+    const pushBody = (run: StoredRun) => JSON.stringify({ task: { id: run.id } })
+    const options = { ledger, maxAttempts: 2, retrySeconds: 1, sweepMs: 0, retentionHours: 1, log: SILENT, pushBody }
     const worker = new CallbackWorker({ ...options, sender: allowed })
     /** An ended run with a callback to `url`; `token` sent back with it. */
     const endedRun = async (url = receiver.url, token: string | null = null) => {
@@ -46,6 +48,44 @@ for (const backend of backends) {
       t.equal(delivery?.headers[NOTIFICATION_TOKEN_HEADER], 'a2a-token')
       t.match(new Webhook(callback.secret).verify(delivery?.body ?? '', delivery?.headers as Record<string, string>), { type: 'run.cancelled' })
       t.notOk(await ledger.runCallbacks.hasDue(callback.runId), 'delivered: no longer due')
+    })
+
+    await t.test('a run\'s A2A push configs: replaced by id, deleted, sealed at rest; one job delivers them all, each with its body and Authorization', async (t) => {
+      const { run } = await ledger.runs.insert(newRun())
+      const config = (configId: string, token: string | null) => ({
+        id: newCallbackId(),
+        runId: run.id,
+        url: receiver.url,
+        secret: newCallbackSecret(),
+        token,
+        createdAt: now(),
+        format: 'a2a' as const,
+        configId,
+        taskId: `${run.id}.rk_key`,
+        authentication: { scheme: 'Bearer', credentials: `cred-${configId}` }
+      })
+      await ledger.runCallbacks.replaceConfig(config('a', 'first'))
+      await ledger.runCallbacks.replaceConfig(config('a', 'second'))
+      await ledger.runCallbacks.replaceConfig(config('b', null))
+      await ledger.runCallbacks.replaceConfig(config('c', null))
+      await ledger.runCallbacks.deleteConfig(run.id, 'c')
+      await ledger.runCallbacks.deleteConfig(run.id, 'c')
+      const configs = await ledger.runCallbacks.configsOf(run.id)
+      t.same(configs.map(({ configId, token, taskId }) => ({ configId, token, taskId })),
+        [{ configId: 'a', token: 'second', taskId: `${run.id}.rk_key` }, { configId: 'b', token: null, taskId: `${run.id}.rk_key` }])
+      const stored = await runSql(database, [`SELECT task_id, auth_credentials FROM run_callbacks WHERE run_id = '${run.id}'`])
+      t.notOk(JSON.stringify(stored).includes('rk_key') || JSON.stringify(stored).includes('cred-'), 'the task id and credentials are sealed')
+
+      await ledger.runs.settle(run.id, { from: ['queued'], status: 'cancelled', at: now() })
+      const before = receiver.deliveries.length
+      t.equal(await worker.runOnce(run.id), 'delivered')
+      const deliveries = receiver.deliveries.slice(before)
+      t.same(deliveries.map((delivery) => delivery.headers.authorization).sort(), ['Bearer cred-a', 'Bearer cred-b'], 'both configs, by the one job')
+      for (const delivery of deliveries) {
+        t.same(JSON.parse(delivery.body), { task: { id: run.id } }, 'the push body, not the webhook\'s')
+        t.match(delivery.headers['content-type'], /^application\/a2a\+json/)
+      }
+      t.equal(deliveries.find((delivery) => delivery.headers.authorization === 'Bearer cred-a')?.headers[NOTIFICATION_TOKEN_HEADER], 'second')
     })
 
     await t.test('a receiver that keeps failing is given up after RUN_CALLBACK_MAX_ATTEMPTS, waiting between attempts', async (t) => {

@@ -17,7 +17,7 @@ test('the card, as the SDK reads it, describes the JSON-RPC endpoint, the wallet
     { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
     { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' }
   ], '1.0, preferred, and 0.3 beside it on the same endpoint')
-  t.match(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false })
+  t.match(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false })
   t.same(card.securitySchemes.walletToken?.scheme, {
     $case: 'apiKeySecurityScheme',
     value: { description: 'Token of a funded wallet; pay-per-use Bees charge it per call.', location: 'header', name: 'X-Registry-Wallet-Token' }

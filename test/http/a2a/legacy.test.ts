@@ -102,7 +102,7 @@ test('an idempotent retry is charged once whether it comes over HTTP or A2A 0.3'
   await checkIdempotencyAcrossDoors(t, app, 'A2A 0.3', overLegacy(t, client))
 })
 
-test('without A2A-Version, a 1.0 method is pointed to the header, and what 0.3 cannot do is refused by its name; tasks/get finds no stranger\'s task', async (t) => {
+test('without A2A-Version, a 1.0 method is pointed to the header, and what 0.3 cannot do is refused; tasks/get finds no stranger\'s task', async (t) => {
   const { base, client } = await setup(t)
   const post = async (method: string, headers: Record<string, string> = {}) => await (await fetch(`${base}/a2a`, {
     method: 'POST',
@@ -111,7 +111,8 @@ test('without A2A-Version, a 1.0 method is pointed to the header, and what 0.3 c
   })).json() as { error: { code: number, message: string, data?: Array<Record<string, any>> } }
   t.match((await post('SendMessage')).error, { code: -32601, message: /send A2A-Version: 1\.0/ })
   t.match((await post('SendMessage', { 'a2a-version': '0.3' })).error, { code: -32601 }, '0.3 named is 0.3 too')
-  t.match((await post('tasks/pushNotificationConfig/set')).error, { code: -32003 })
+  t.match((await post('tasks/pushNotificationConfig/set')).error, { code: -32602 }, 'push configs are served: this names no task')
+  t.match((await post('agent/getAuthenticatedExtendedCard')).error, { code: -32004 }, 'there is no extended card')
   t.match((await post('message/send', { 'a2a-version': '2.0' })).error, { code: -32009, data: [{ metadata: { supportedVersions: '1.0, 0.3' } }] })
   await t.rejects(client.getTask({ id: 'any' }), { name: 'TaskNotFoundError' }, 'tasks/get is served: no such task')
   await t.rejects(client.cancelTask({ id: 'any' }), { name: 'TaskNotFoundError' })

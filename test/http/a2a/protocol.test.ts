@@ -48,21 +48,27 @@ test('malformed JSON-RPC is answered per the protocol, never with a 5xx', async 
   t.equal((await query.json() as { error: { code: number } }).error.code, -32001, 'the version may come as a request parameter (no such task)')
 })
 
-test('what the card does not declare is refused with the error the spec names for it', async (t) => {
+test('what the card does not declare is refused; tasks that are not one\'s own are not found', async (t) => {
   const { base } = await listening(t)
   const client = await connect(base)
   await t.rejects(client.getTask({ tenant: '', id: 'any' }), { name: 'TaskNotFoundError', envelopeCode: -32001 }, 'tasks are async Bees\' runs: no such one')
   await t.rejects(client.cancelTask({ tenant: '', id: 'any', metadata: undefined }), { name: 'TaskNotFoundError' })
-  await t.rejects(client.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '', statusTimestampAfter: undefined }), { name: 'UnsupportedOperationError' })
+  const listed = await client.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '', statusTimestampAfter: undefined })
+  t.same(listed.tasks, [], 'ListTasks without a wallet token: no one\'s tasks')
   const push = await post(base, rpc('CreateTaskPushNotificationConfig', { taskId: 'any', url: 'https://example.com' }))
-  t.equal((await push.json() as { error: { code: number } }).error.code, -32003, 'push notifications are not supported')
-  const stream = await post(base, rpc('SendStreamingMessage', { message: beeMessage('text-summarizer', {}) }))
-  t.equal((await stream.json() as { error: { code: number } }).error.code, -32004, 'streaming is not supported')
+  t.equal((await push.json() as { error: { code: number } }).error.code, -32001, 'no such task to push')
+  const badPage = await post(base, rpc('ListTasks', { pageSize: 1000 }))
+  t.equal((await badPage.json() as { error: { code: number } }).error.code, -32602, 'pageSize is 1 to 100')
+  const extended = await post(base, rpc('GetExtendedAgentCard', {}))
+  t.equal((await extended.json() as { error: { code: number } }).error.code, -32004, 'no extended card')
 
-  // The card says streaming is false: the SDK's streaming call falls back to SendMessage.
+  // A sync Bee's streaming send: its finished task, alone.
   const events = []
   for await (const event of client.sendMessageStream({ tenant: '', message: beeMessage('text-summarizer', { text: 'One sentence here.' }), configuration: undefined, metadata: undefined })) events.push(event)
   t.equal(events.length, 1)
   t.equal(events[0]?.payload?.$case === 'task' && events[0].payload.value.status?.state, TaskState.TASK_STATE_COMPLETED)
+  const refused = await post(base, rpc('SendStreamingMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { beeId: 'no-such-bee' } }] } }))
+  t.match(refused.headers.get('content-type'), /^application\/json/, 'a refusal comes before any stream, as JSON')
+  t.equal((await refused.json() as { error: { code: number } }).error.code, -32602)
   t.ok(await send(client, beeMessage('text-summarizer', { text: 'Still here.' })), 'the client still works')
 })

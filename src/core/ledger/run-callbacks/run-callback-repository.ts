@@ -1,6 +1,15 @@
 /** Where a run's completion webhook is in its delivery. */
 export type CallbackState = 'pending' | 'delivered' | 'failed'
 
+/** What a delivery's body is: the run webhook's `{type, timestamp, data}`, or A2A's task in 1.0's (`{task}`) or 0.3's shape. */
+export type CallbackFormat = 'webhook' | 'a2a' | 'a2a-0.3'
+
+/** An Authorization header's scheme and credentials (A2A's AuthenticationInfo). */
+export interface CallbackAuthentication {
+  scheme: string
+  credentials: string
+}
+
 /** A run's completion webhook, its secrets opened. */
 export interface StoredCallback {
   id: string
@@ -10,6 +19,13 @@ export interface StoredCallback {
   secret: string
   /** Sent back with each delivery; null without one. */
   token: string | null
+  format: CallbackFormat
+  /** A2A's push notification config id, unique within the run; null for a run webhook. */
+  configId: string | null
+  /** The A2A task id its caller knows (a free Bee's carries its run key); null for a run webhook. */
+  taskId: string | null
+  /** Sent as Authorization with each delivery; null without one. */
+  authentication: CallbackAuthentication | null
   state: CallbackState
   /** Attempts made (claimed), the one in progress included. */
   attempts: number
@@ -20,7 +36,8 @@ export interface StoredCallback {
   deliveredAt: string | null
 }
 
-export type NewCallback = Pick<StoredCallback, 'id' | 'runId' | 'url' | 'secret' | 'token' | 'createdAt'>
+export type NewCallback = Pick<StoredCallback, 'id' | 'runId' | 'url' | 'secret' | 'token' | 'createdAt'> &
+  Partial<Pick<StoredCallback, 'format' | 'configId' | 'taskId' | 'authentication'>>
 
 export interface CallbackClaim {
   /** Only a callback of this run; undefined: the oldest due one. */
@@ -48,6 +65,12 @@ export interface RunCallbackRepository {
   insert (callback: NewCallback): Promise<void>
   /** Deletes a callback whose run was not made (its idempotency key named an earlier run). */
   delete (id: string): Promise<void>
+  /** Writes an A2A push config, in place of the run's config of the same id (its delivery state starting again). */
+  replaceConfig (callback: NewCallback & { configId: string }): Promise<void>
+  /** The run's A2A push configs, oldest first. */
+  configsOf (runId: string): Promise<StoredCallback[]>
+  /** Deletes the run's A2A push config of that id, if it has one. */
+  deleteConfig (runId: string, configId: string): Promise<void>
   /** Marks a due callback (its run ended, its retry time passed, no live lease) as being attempted; null when none. */
   claim (claim: CallbackClaim): Promise<StoredCallback | null>
   /** Writes what an attempt came to, and frees the callback from its lease. */

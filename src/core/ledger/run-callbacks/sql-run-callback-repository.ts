@@ -1,7 +1,7 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely'
+import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely'
 import type { SecretBox } from '../secrets.js'
 import type { Tables } from '../tables.js'
-import type { RunCallbackRepository, StoredCallback } from './run-callback-repository.js'
+import type { NewCallback, RunCallbackRepository, StoredCallback } from './run-callback-repository.js'
 
 type Row = Selectable<Tables['run_callbacks']>
 
@@ -14,6 +14,12 @@ const toCallback = (row: Row, box: SecretBox): StoredCallback => ({
   url: row.url,
   secret: box.open(row.secret, contextOf(row.id)),
   token: row.token === null ? null : box.open(row.token, contextOf(row.id)),
+  format: row.format,
+  configId: row.config_id,
+  taskId: row.task_id === null ? null : box.open(row.task_id, contextOf(row.id)),
+  authentication: row.auth_scheme === null
+    ? null
+    : { scheme: row.auth_scheme, credentials: row.auth_credentials === null ? '' : box.open(row.auth_credentials, contextOf(row.id)) },
   state: row.state,
   attempts: Number(row.attempts),
   nextAttemptAt: row.next_attempt_at,
@@ -21,6 +27,31 @@ const toCallback = (row: Row, box: SecretBox): StoredCallback => ({
   lastError: row.last_error,
   createdAt: row.created_at,
   deliveredAt: row.delivered_at
+})
+
+const sealed = (value: string | null | undefined, id: string, box: SecretBox) =>
+  value === null || value === undefined ? null : box.seal(value, contextOf(id))
+
+/** A new callback's row: pending, never attempted, its secrets sealed. */
+const rowOf = (callback: NewCallback, box: SecretBox): Insertable<Tables['run_callbacks']> => ({
+  id: callback.id,
+  run_id: callback.runId,
+  url: callback.url,
+  secret: box.seal(callback.secret, contextOf(callback.id)),
+  token: sealed(callback.token, callback.id, box),
+  state: 'pending',
+  attempts: 0,
+  next_attempt_at: null,
+  lease_until: null,
+  last_status: null,
+  last_error: null,
+  created_at: callback.createdAt,
+  delivered_at: null,
+  format: callback.format ?? 'webhook',
+  config_id: callback.configId ?? null,
+  task_id: sealed(callback.taskId, callback.id, box),
+  auth_scheme: callback.authentication?.scheme ?? null,
+  auth_credentials: sealed(callback.authentication?.credentials, callback.id, box)
 })
 
 /**
@@ -43,21 +74,24 @@ const due = (now: string, endedBefore = now) => (eb: ExpressionBuilder<Tables, '
 export function sqlRunCallbackRepository (db: Kysely<Tables>, box: SecretBox): RunCallbackRepository {
   return {
     async insert (callback) {
-      await db.insertInto('run_callbacks').values({
-        id: callback.id,
-        run_id: callback.runId,
-        url: callback.url,
-        secret: box.seal(callback.secret, contextOf(callback.id)),
-        token: callback.token === null ? null : box.seal(callback.token, contextOf(callback.id)),
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: null,
-        lease_until: null,
-        last_status: null,
-        last_error: null,
-        created_at: callback.createdAt,
-        delivered_at: null
-      }).execute()
+      await db.insertInto('run_callbacks').values(rowOf(callback, box)).execute()
+    },
+
+    async replaceConfig (callback) {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('run_callbacks').where('run_id', '=', callback.runId).where('config_id', '=', callback.configId).execute()
+        await trx.insertInto('run_callbacks').values(rowOf(callback, box)).execute()
+      })
+    },
+
+    async configsOf (runId) {
+      const rows = await db.selectFrom('run_callbacks').selectAll().where('run_id', '=', runId).where('config_id', 'is not', null)
+        .orderBy('created_at').orderBy('id').execute()
+      return rows.map((row) => toCallback(row, box))
+    },
+
+    async deleteConfig (runId, configId) {
+      await db.deleteFrom('run_callbacks').where('run_id', '=', runId).where('config_id', '=', configId).execute()
     },
 
     async delete (id) {
