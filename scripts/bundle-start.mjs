@@ -18,7 +18,6 @@ import { Script } from 'node:vm'
 const WRITE_AFTER_MS = 10_000
 
 const filename = fileURLToPath(new URL('./app.cjs', import.meta.url))
-const source = readFileSync(filename, 'utf8')
 // The build's hash of app.cjs: V8 checks a cache against the source's length only, not its content.
 const build = readFileSync(new URL('./app.cjs.sha256', import.meta.url), 'utf8').trim()
 const key = createHash('sha256').update(JSON.stringify([build, process.version, process.arch, process.execArgv])).digest('hex')
@@ -39,17 +38,25 @@ function cacheDirectory () {
 
 const directory = cacheDirectory()
 const cacheFile = directory === null ? null : join(directory, `app-${key.slice(0, 32)}.bin`)
-let cachedData
-try {
-  if (cacheFile !== null) cachedData = readFileSync(cacheFile)
-} catch {
-  // None yet: this start writes it.
-}
 
-// The CommonJS wrapper, as Node's own loader makes it; `$mport` is the bundle's dynamic import() of a package left in
-// node_modules, renamed by scripts/bundle.mjs (a vm.Script's own import() needs an experimental flag on Node 20).
-const script = new Script(`(function (exports, require, module, __filename, __dirname, $mport) {${source}\n})`, { filename, cachedData })
-const needsCache = cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)
+/**
+ * The compiled bundle, and whether it still needs a cache. In a function of its own so that neither the file's text (a
+ * second copy of the 12 MB source, beside the wrapped one V8 keeps) nor the cache's 4 MB stay reachable after it.
+ */
+function compile () {
+  let cachedData
+  try {
+    if (cacheFile !== null) cachedData = readFileSync(cacheFile)
+  } catch {
+    // None yet: this start writes it.
+  }
+  // The CommonJS wrapper, as Node's own loader makes it; `$mport` is the bundle's dynamic import() of a package left
+  // in node_modules, renamed by scripts/bundle.mjs (a vm.Script's own import() needs an experimental flag on Node 20).
+  const source = `(function (exports, require, module, __filename, __dirname, $mport) {${readFileSync(filename, 'utf8')}\n})`
+  const script = new Script(source, { filename, cachedData })
+  return { script, needsCache: cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true) }
+}
+const { script, needsCache } = compile()
 
 let written = false
 function writeCache () {
