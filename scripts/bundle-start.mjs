@@ -52,7 +52,8 @@ function compile () {
   }
   // The CommonJS wrapper, as Node's own loader makes it; `$mport` is the bundle's dynamic import() of a package left
   // in node_modules, renamed by scripts/bundle.mjs (a vm.Script's own import() needs an experimental flag on Node 20).
-  const source = `(function (exports, require, module, __filename, __dirname, $mport) {${readFileSync(filename, 'utf8')}\n})`
+  // ASCII (scripts/bundle.mjs), so read as Latin-1: no UTF-8 to decode, and V8 keeps it one byte a character.
+  const source = `(function (exports, require, module, __filename, __dirname, $mport) {${readFileSync(filename, 'latin1')}\n})`
   const script = new Script(source, { filename, cachedData })
   return { script, needsCache: cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true) }
 }

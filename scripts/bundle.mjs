@@ -94,13 +94,26 @@ const result = await build({
  */
 const DYNAMIC_IMPORT = /\bimport\(("(?:node:[\w/]+|[@\w][\w@./-]*)")\)/g
 const dynamicNames = new Set()
+/**
+ * The bundle in ASCII: V8 holds a source with one other character as two bytes a character (24 MB for this one, for
+ * as long as the process runs) and Node decodes it as UTF-8 at every start. esbuild already escapes what is left in
+ * strings and identifiers; regular expression literals and comments keep theirs, where `\uXXXX` means the same
+ * character (an escaped one, `\–`, loses its now needless backslash; one after an escaped backslash keeps both).
+ */
+function asciiOnly (text) {
+  return text.replace(/(\\*)([^\0-\x7f])/gu, (_, backslashes, character) => {
+    // A character past U+FFFF as its two UTF-16 units, which a regular expression reads as the one character.
+    const units = Array.from({ length: character.length }, (__, i) => `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
+    return `${backslashes.length % 2 === 1 ? backslashes.slice(1) : backslashes}${units}`
+  })
+}
 for (const file of result.outputFiles) {
   let text = file.text
   if (file.path.endsWith('.cjs')) {
-    text = text.replace(DYNAMIC_IMPORT, (_, name) => {
+    text = asciiOnly(text.replace(DYNAMIC_IMPORT, (_, name) => {
       dynamicNames.add(JSON.parse(name))
       return `$mport(${name})`
-    })
+    }))
     writeFileSync(`${file.path}.sha256`, `${createHash('sha256').update(text).digest('hex')}\n`)
   }
   writeFileSync(file.path, text)
