@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadSet, SENTIMENT_SETS } from '../eval/datasets.js'
@@ -28,9 +28,14 @@ if (!['same', 'memory', 'throughput'].includes(mode ?? '') || builds.length !== 
   process.exit(2)
 }
 
-/** The build's chunk of one of the Bee's dynamic imports (bees/sentiment-analyzer/index.ts): signals or analyze. */
+/**
+ * The module of one of the Bee's dynamic imports (bees/sentiment-analyzer/index.ts), signals or analyze: a chunk of a
+ * bundle built before the bundle became one CommonJS file (2026-11-30), else tsc's output beside the bundle (dist/bees),
+ * the same sources compiled one module a file.
+ */
 function chunk (bundle: string, name: 'signals' | 'analyze'): string {
   const dir = join(bundle, 'chunks')
+  if (!existsSync(dir)) return join(bundle, '..', 'bees', 'sentiment-analyzer', `${name}.js`)
   const found = readdirSync(dir).filter(file => file.startsWith(`${name}-`) && file.endsWith('.js'))
   if (found.length !== 1) throw new Error(`${dir} has ${found.length} ${name}-*.js chunks`)
   return join(dir, found[0]!)

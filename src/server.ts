@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import app, { serverOptions } from './app.js'
-import { loadConfig } from './config.js'
+import { type Config, loadConfig } from './config.js'
 import { releaseHungUpTerminals } from './hung-up-terminal.js'
 import { createLogger } from './logger.js'
 import { startupProblem } from './startup-problem.js'
@@ -38,23 +38,29 @@ const grace = closeWithGrace({ delay: 10_000, logger: server.log }, async ({ err
   logger.flush()
 })
 
-try {
-  // Loading the app opens the ledger; listening makes it ready (the catalog loads then). Either may fail.
-  await server.register(app, { config })
-  await server.listen({ port: config.PORT, host: config.HOST })
-} catch (error) {
-  // What an operator caused (the port taken, the database down or misnamed, Redis down) is one line naming the
-  // variable to fix, as a bad configuration is; its stack only helps at LOG_LEVEL=debug. Anything else is a bug.
-  const problem = startupProblem(error, config)
-  if (problem === null) {
-    server.log.fatal({ err: error }, 'could not start')
-  } else {
-    console.error(`Could not start: ${problem}`)
-    server.log.debug({ err: error }, 'could not start')
+// In a function rather than at the top level: the bundle is CommonJS, which has no top-level await, so that a start
+// can load it from V8's code cache (scripts/bundle.mjs).
+async function start (config: Config) {
+  try {
+    // Loading the app opens the ledger; listening makes it ready (the catalog loads then). Either may fail.
+    await server.register(app, { config })
+    await server.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    // What an operator caused (the port taken, the database down or misnamed, Redis down) is one line naming the
+    // variable to fix, as a bad configuration is; its stack only helps at LOG_LEVEL=debug. Anything else is a bug.
+    const problem = startupProblem(error, config)
+    if (problem === null) {
+      server.log.fatal({ err: error }, 'could not start')
+    } else {
+      console.error(`Could not start: ${problem}`)
+      server.log.debug({ err: error }, 'could not start')
+    }
+    // close-with-grace also hooks the process's normal exit, and would end it with code 0: unhook it first.
+    grace.uninstall()
+    await server.close().catch((closeError: unknown) => server.log.error({ err: closeError }, 'closing after a failed start failed'))
+    // pino flushes its asynchronous destination synchronously on exit.
+    process.exit(1)
   }
-  // close-with-grace also hooks the process's normal exit, and would end it with code 0: unhook it first.
-  grace.uninstall()
-  await server.close().catch((closeError: unknown) => server.log.error({ err: closeError }, 'closing after a failed start failed'))
-  // pino flushes its asynchronous destination synchronously on exit.
-  process.exit(1)
 }
+
+void start(config)
