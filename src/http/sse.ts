@@ -51,6 +51,8 @@ export class SseStream {
     this.#raw.once('close', () => { this.#stop('gone') })
     this.#heartbeat = setInterval(() => { this.#write(': heartbeat\n\n') }, STREAM_HEARTBEAT_SECONDS * 1000)
     this.#heartbeat.unref()
+    // A client that left while the call was admitted and held: its 'close' came before this listener.
+    if (this.#raw.destroyed) this.#stop('gone')
   }
 
   /** Aborts when the client went away or read too slowly. */
