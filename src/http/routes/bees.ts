@@ -138,12 +138,17 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         404: BEE_NOT_FOUND
       }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     // The same URL answers in two types: caches must key on Accept too, 304s and 404s included.
     reply.header('vary', 'Accept')
-    const found = registry.lookup(request.params.id)
-    const bee = found instanceof Promise ? await found : found
-    if (bee === undefined) throw beeNotFound(request.params.id)
+    const { id } = request.params
+    const found = registry.lookup(id)
+    // A built-in or remembered Bee is answered at once, with no promise for Fastify to wait on.
+    return found instanceof Promise ? found.then((bee) => detailSent(request, reply, id, bee)) : detailSent(request, reply, id, found)
+  })
+
+  function detailSent (request: FastifyRequest, reply: FastifyReply, id: string, bee: RegisteredBee | undefined): Buffer | null {
+    if (bee === undefined) throw beeNotFound(id)
     if (wantsMarkdown(request)) {
       return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
     }
@@ -154,7 +159,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       details.set(bee.record, cached)
     }
     return sendCached(request, reply, cached.detail, JSON_TYPE)
-  })
+  }
 
   fastify.get('/bees/:id.md', {
     schema: {
