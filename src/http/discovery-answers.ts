@@ -13,15 +13,21 @@ export class DiscoveryAnswers {
   readonly #answers = new LRUCache<string, CachedText>({ maxSize: MAX_BYTES, sizeCalculation: (answer) => answer.body.length + 1 })
   #versions = ''
 
-  /** The answer to `key` at these versions, rendering it when there is none (null: the query has no answer). */
-  async get (key: string, versions: () => string, render: () => Promise<CachedText | null>): Promise<CachedText | null> {
+  /**
+   * The answer to `key` at these versions, rendering it when there is none (null: the query has no answer). A kept
+   * answer comes back as it is, not in a promise: the usual discovery call then costs its handler no turn of the
+   * microtask queue.
+   */
+  get (key: string, versions: () => string, render: () => Promise<CachedText | null>): CachedText | Promise<CachedText | null> {
     const at = versions()
     if (at !== this.#versions) {
       this.#answers.clear()
       this.#versions = at
     }
-    const kept = this.#answers.get(key)
-    if (kept !== undefined) return kept
+    return this.#answers.get(key) ?? this.#rendered(key, at, versions, render)
+  }
+
+  async #rendered (key: string, at: string, versions: () => string, render: () => Promise<CachedText | null>): Promise<CachedText | null> {
     const answer = await render()
     // A change while it was read: it may be of either version, so it is not kept.
     if (answer !== null && versions() === at && answer.body.length <= MAX_BYTES) this.#answers.set(key, answer)

@@ -1,6 +1,6 @@
 import accepts from '@fastify/accepts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { discover } from '../../core/discovery.js'
 import { beeDocumentPath } from '../../core/publishing/openapi-paths.js'
@@ -60,6 +60,11 @@ function wantsMarkdown (request: FastifyRequest): boolean {
   return request.accepts().type([JSON_TYPE, MARKDOWN_TYPE]) === MARKDOWN_TYPE
 }
 
+function pageSent (request: FastifyRequest, reply: FastifyReply, page: CachedText | null): Buffer | null {
+  if (page === null) throw invalidCursor()
+  return sendCached(request, reply, page, JSON_TYPE)
+}
+
 /** Discovery, detail, and execution of any Bee by id. */
 const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(accepts)
@@ -68,6 +73,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // Discovery answers change only with the registry and the health figures: each is read and serialized once per version of both.
   const answers = new DiscoveryAnswers()
   const versions = () => `${registry.version}:${board.version}`
+  let bareQueryKey: string | undefined
   // A record object is replaced whenever its Bee changes, and a Bee's figures whenever they change, so a cache keyed by
   // the record and checked against the figures never serves stale bytes.
   const details = new WeakMap<object, { health: BeeHealth, detail: CachedText }>()
@@ -96,15 +102,17 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         400: PAGE_REFUSED
       }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const { limit, cursor, sort, minSuccessRate, q, category, colony, ownerId, pricing } = request.query
     const query = { filter: { category, colony, ownerId, pricing }, q, sort: sort ?? (q === undefined ? 'id' : 'relevance'), minSuccessRate, limit, cursor } as const
-    const page = await answers.get(JSON.stringify(query), versions, async () => {
+    // Without a query string the query is its defaults, the same every time: its key is written once.
+    const key = request.url.includes('?') ? JSON.stringify(query) : (bareQueryKey ??= JSON.stringify(query))
+    const page = answers.get(key, versions, async () => {
       const found = await discover(fastify.catalog.listing, board, fastify.catalog.search, query)
       return found === null ? null : cachedText(JSON.stringify(found))
     })
-    if (page === null) throw invalidCursor()
-    return sendCached(request, reply, page, JSON_TYPE)
+    // A kept page is sent at once (no promise for Fastify to wait on); a page read from the catalog when it is ready.
+    return page instanceof Promise ? page.then((read) => pageSent(request, reply, read)) : pageSent(request, reply, page)
   })
 
   fastify.get('/bees/:id', {
@@ -130,12 +138,17 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         404: BEE_NOT_FOUND
       }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     // The same URL answers in two types: caches must key on Accept too, 304s and 404s included.
     reply.header('vary', 'Accept')
-    const found = registry.lookup(request.params.id)
-    const bee = found instanceof Promise ? await found : found
-    if (bee === undefined) throw beeNotFound(request.params.id)
+    const { id } = request.params
+    const found = registry.lookup(id)
+    // A built-in or remembered Bee is answered at once, with no promise for Fastify to wait on.
+    return found instanceof Promise ? found.then((bee) => detailSent(request, reply, id, bee)) : detailSent(request, reply, id, found)
+  })
+
+  function detailSent (request: FastifyRequest, reply: FastifyReply, id: string, bee: RegisteredBee | undefined): Buffer | null {
+    if (bee === undefined) throw beeNotFound(id)
     if (wantsMarkdown(request)) {
       return sendCached(request, reply, pageOf(bee, baseUrlOf(request)), MARKDOWN_TYPE)
     }
@@ -146,7 +159,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       details.set(bee.record, cached)
     }
     return sendCached(request, reply, cached.detail, JSON_TYPE)
-  })
+  }
 
   fastify.get('/bees/:id.md', {
     schema: {
