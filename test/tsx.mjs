@@ -8,6 +8,7 @@
 // Only the project's own files are redirected (tsconfig `paths`, which tsx applies to them); no package in
 // node_modules imports either at run time, so each still has one copy per process. The bundles are built by esbuild
 // (tsx's own compiler) on first use, and again when either package's version changes.
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,9 +21,12 @@ const bundled = { typebox: 'typebox', 'typebox/value': 'typebox-value', kysely: 
 const packages = [...new Set(Object.keys(bundled).map((specifier) => specifier.split('/')[0]))]
 const stamp = packages.map((name) => `${name}-${versionOf(name)}`).join('-')
 const dir = join(root, 'node_modules', '.cache', 'apiary-test-loader', stamp)
-const tsconfig = join(dir, 'tsconfig.json')
+const firstBundle = join(dir, `${Object.values(bundled)[0]}.mjs`)
+// The tsconfig names this checkout (its tsconfig.json and baseUrl), and git worktrees may share one node_modules: one
+// tsconfig per checkout, beside the bundles they share.
+const tsconfig = join(dir, `tsconfig-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.json`)
 
-if (!existsSync(tsconfig)) {
+if (!existsSync(firstBundle)) {
   // Test processes start side by side: each builds into a directory of its own and renames it into place, so a
   // reader sees no bundle or a whole one.
   const building = `${dir}.${process.pid}`
@@ -45,15 +49,20 @@ if (!existsSync(tsconfig)) {
     absWorkingDir: root,
     logLevel: 'warning'
   })
-  const paths = Object.fromEntries(Object.entries(bundled).map(([specifier, name]) => [specifier, [join(dir, `${name}.mjs`)]]))
-  writeFileSync(join(building, 'tsconfig.json'), JSON.stringify({ extends: join(root, 'tsconfig.json'), compilerOptions: { baseUrl: root, paths } }))
   try {
     renameSync(building, dir)
   } catch (error) {
     // Another process renamed its build into place first: the same bytes.
-    if (!existsSync(tsconfig)) throw error
+    if (!existsSync(firstBundle)) throw error
     rmSync(building, { recursive: true, force: true })
   }
+}
+
+if (!existsSync(tsconfig)) {
+  const paths = Object.fromEntries(Object.entries(bundled).map(([specifier, name]) => [specifier, [join(dir, `${name}.mjs`)]]))
+  const writing = `${tsconfig}.${process.pid}`
+  writeFileSync(writing, JSON.stringify({ extends: join(root, 'tsconfig.json'), compilerOptions: { baseUrl: root, paths } }))
+  renameSync(writing, tsconfig)
 }
 
 register({ tsconfig })

@@ -20,6 +20,8 @@ async function listeningBee (t: Tap, properties: Record<string, unknown>) {
   const publisher = await createPublisher(app)
   await publish(app, publisher.headers, beeBody('formats', fake.url, { inputSchema: { type: 'object', properties } }))
   await app.listen({ port: 0, host: '127.0.0.1' })
+  // The models load after listening and hold the event loop by design (until /ready); what is timed here is the checks.
+  await app.warmUp.start()
   return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
 }
 
