@@ -1,7 +1,7 @@
 import semver from 'semver'
 import type { RegisteredBee } from './bee.js'
 import { type ApiError, failure } from './errors.js'
-import type { Stepped } from './stepped.js'
+import { afterStep, type Stepped } from './stepped.js'
 
 /** A pin: a major, a minor or an exact version, each a number without leading zeros. */
 const PIN = /^(?:0|[1-9]\d{0,8})(?:\.(?:0|[1-9]\d{0,8})){0,2}$/
@@ -9,7 +9,7 @@ const PIN = /^(?:0|[1-9]\d{0,8})(?:\.(?:0|[1-9]\d{0,8})){0,2}$/
 /** Every version of a Bee, the latest (its current one) first. */
 export function allVersions (bee: RegisteredBee): Stepped<readonly RegisteredBee[]> {
   const earlier = bee.earlierVersions?.() ?? []
-  return earlier instanceof Promise ? earlier.then((versions) => [bee, ...versions]) : [bee, ...earlier]
+  return afterStep(earlier, (versions) => [bee, ...versions])
 }
 
 /**
@@ -26,5 +26,5 @@ export function pinnedVersion (bee: RegisteredBee, pin: string): Stepped<Registe
   const pick = (versions: readonly RegisteredBee[]) => versions.find((candidate) => semver.satisfies(candidate.record.version, pin)) ??
     failure('BEE_VERSION_NOT_FOUND', `${id} has no version matching Bee-Version ${pin}; its latest is ${version}. GET /api/bees/${id}/versions lists them.`)
   const earlier = bee.earlierVersions?.() ?? []
-  return earlier instanceof Promise ? earlier.then(pick) : pick(earlier)
+  return afterStep(earlier, pick)
 }

@@ -9,3 +9,8 @@
  * difference beyond its noise. docs/performance.md, "The core's steps answer at once when they can", has the runs.
  */
 export type Stepped<T> = T | Promise<T>
+
+/** `next` applied to a step's value: at once when the step answered at once, else when its promise does. */
+export function afterStep<T, U> (step: Stepped<T>, next: (value: T) => Stepped<U>): Stepped<U> {
+  return step instanceof Promise ? step.then(next) : next(step)
+}

@@ -3,7 +3,7 @@ import { hashSecret } from '../ledger/secrets.js'
 import type { Logger } from '../logger.js'
 import { pinnedVersion } from '../pinned-version.js'
 import type { RegisteredBee, Registry } from '../registry.js'
-import type { Stepped } from '../stepped.js'
+import { afterStep, type Stepped } from '../stepped.js'
 import { isVerificationToken } from '../tokens/shape.js'
 import type { Execution, Step } from './execution.js'
 
@@ -29,14 +29,14 @@ export interface Admission {
 export function admit (registry: Registry, admission: Admission): Stepped<Step<{ execution: Execution }>> {
   if (typeof admission.bee !== 'string') return admitted(admission.bee, admission)
   const found = registry.lookup(admission.bee)
-  return found instanceof Promise ? found.then((bee) => admitted(bee, admission)) : admitted(found, admission)
+  return afterStep(found, (bee) => admitted(bee, admission))
 }
 
 function admitted (found: RegisteredBee | undefined, admission: Admission): Stepped<Step<{ execution: Execution }>> {
   if (found === undefined) return { ok: false, error: beeNotFound(admission.bee as string) }
   if (admission.version === undefined) return execution(found, admission)
   const version = pinnedVersion(found, admission.version)
-  return version instanceof Promise ? version.then((bee) => pinnedExecution(bee, admission)) : pinnedExecution(version, admission)
+  return afterStep(version, (bee) => pinnedExecution(bee, admission))
 }
 
 const pinnedExecution = (version: RegisteredBee | ApiError, admission: Admission): Step<{ execution: Execution }> =>

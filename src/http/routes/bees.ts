@@ -7,6 +7,7 @@ import { beeDocumentPath } from '../../core/publishing/openapi-paths.js'
 import { SEARCH_LIMIT } from '../../core/search.js'
 import { beeNotFound, invalidCursor } from '../../core/errors.js'
 import type { RegisteredBee } from '../../core/registry.js'
+import { afterStep } from '../../core/stepped.js'
 import { baseUrlOf } from '../base-url.js'
 import { cachedText, PerBaseUrl, sendCached, type CachedText } from '../cached-text.js'
 import { DiscoveryAnswers } from '../discovery-answers.js'
@@ -112,7 +113,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       return found === null ? null : cachedText(JSON.stringify(found))
     })
     // A kept page is sent at once (no promise for Fastify to wait on); a page read from the catalog when it is ready.
-    return page instanceof Promise ? page.then((read) => pageSent(request, reply, read)) : pageSent(request, reply, page)
+    return afterStep(page, (read) => pageSent(request, reply, read))
   })
 
   fastify.get('/bees/:id', {
@@ -144,7 +145,7 @@ const beeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { id } = request.params
     const found = registry.lookup(id)
     // A built-in or remembered Bee is answered at once, with no promise for Fastify to wait on.
-    return found instanceof Promise ? found.then((bee) => detailSent(request, reply, id, bee)) : detailSent(request, reply, id, found)
+    return afterStep(found, (bee) => detailSent(request, reply, id, bee))
   })
 
   function detailSent (request: FastifyRequest, reply: FastifyReply, id: string, bee: RegisteredBee | undefined): Buffer | null {
