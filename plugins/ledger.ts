@@ -26,13 +26,18 @@ export default fp(async (fastify) => {
     log: fastify.log,
     probe: async (write) => { await opened.ledger?.ping({ write }) }
   })
+  // SQLite's checkpoint thread starts once the port is open: its boot is not part of the start (wal-checkpoints.ts).
+  // An instance that never listens (tests through inject) has none, and its connection checkpoints itself.
+  let listening = () => {}
+  const checkpointsFrom = new Promise<void>((resolve) => { listening = resolve })
   const ledger = await openStore(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     secretsKey: config.SECRETS_KEY,
     previousSecretsKeys: commaList(config.SECRETS_KEY_PREVIOUS),
     platformFeeBps: config.PLATFORM_FEE_BPS,
     onConnectionLost: (error) => { storeHealth.connectionLost(error) },
-    log: fastify.log
+    log: fastify.log,
+    checkpointsFrom
   })
   opened.ledger = ledger
   try {
@@ -50,6 +55,7 @@ export default fp(async (fastify) => {
     const responses = route.schema?.response as Record<string, unknown> | undefined
     if (responses?.[503] !== undefined) responses[503] = withStoreRefusals(responses[503])
   })
+  fastify.addHook('onListen', async () => { listening() })
   fastify.addHook('onClose', async () => {
     storeHealth.close()
     await ledger.close()
