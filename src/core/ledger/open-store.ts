@@ -53,7 +53,10 @@ export interface StoreOptions {
   onConnectionLost?: (error: Error) => void
   /** Where the store reports what goes wrong in the background (the WAL checkpoint thread); unset, nowhere. */
   log?: Logger
-  /** When SQLite's WAL checkpoint thread starts (wal-checkpoints.ts): the server's listening. Unset, at once. */
+  /**
+   * When SQLite's WAL checkpoint thread starts (wal-checkpoints.ts): for the server, a second after it listens. Unset, at
+   * once.
+   */
   checkpointsFrom?: Promise<void>
 }
 

@@ -30,8 +30,8 @@ export interface WalCheckpoints { stop (): Promise<void> }
  * documentation suggests, for such applications, checkpointing from a thread of its own: this starts that thread. The
  * caller raises its own connection's threshold (open-store.ts) and lowers it back if the thread ends unasked (onEnded).
  * A checkpoint that fails (a full disk) is retried by the thread, and said in the log once when they start failing and
- * once when they work again. The thread starts once `from` resolves, at once without it: the server passes its
- * listening (plugins/ledger.ts), since a thread is a Node instance of its own, 150-280 ms of CPU to boot (`node
+ * once when they work again. The thread starts once `from` resolves, at once without it: the server passes a second
+ * after it listens (plugins/ledger.ts), since a thread is a Node instance of its own, 150-280 ms of CPU to boot (`node
  * --cpu-prof`, Intel Xeon), which on a 2-core host took a core from the start before its first /health. Until then
  * the caller's connection checkpoints itself past its threshold, as it does whenever the thread is behind.
  */
