@@ -15,6 +15,12 @@ declare module 'fastify' {
 }
 
 /**
+ * How long after the port opens SQLite's checkpoint thread starts. Started as the port opened, its boot (a Node
+ * instance of its own) ran beside the answers to the first /health probes and made them later on a 2-core host.
+ */
+const CHECKPOINTS_AFTER_LISTEN_MS = 1000
+
+/**
  * Opens the ledger named by DATABASE_URL (migrations run on open), brings its signing secrets under the
  * current SECRETS_KEY, and closes it with the server. A route that lists a 503 lists the ledger's too.
  */
@@ -26,13 +32,19 @@ export default fp(async (fastify) => {
     log: fastify.log,
     probe: async (write) => { await opened.ledger?.ping({ write }) }
   })
+  // SQLite's checkpoint thread starts a second after the port opens: its boot is neither part of the start nor beside
+  // the first probes' answers (wal-checkpoints.ts). An instance that never listens (tests through inject) has none, and
+  // its connection checkpoints itself.
+  let listening = () => {}
+  const checkpointsFrom = new Promise<void>((resolve) => { listening = resolve })
   const ledger = await openStore(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     secretsKey: config.SECRETS_KEY,
     previousSecretsKeys: commaList(config.SECRETS_KEY_PREVIOUS),
     platformFeeBps: config.PLATFORM_FEE_BPS,
     onConnectionLost: (error) => { storeHealth.connectionLost(error) },
-    log: fastify.log
+    log: fastify.log,
+    checkpointsFrom
   })
   opened.ledger = ledger
   try {
@@ -50,6 +62,7 @@ export default fp(async (fastify) => {
     const responses = route.schema?.response as Record<string, unknown> | undefined
     if (responses?.[503] !== undefined) responses[503] = withStoreRefusals(responses[503])
   })
+  fastify.addHook('onListen', async () => { setTimeout(listening, CHECKPOINTS_AFTER_LISTEN_MS).unref() })
   fastify.addHook('onClose', async () => {
     storeHealth.close()
     await ledger.close()

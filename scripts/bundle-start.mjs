@@ -40,8 +40,8 @@ const directory = cacheDirectory()
 const cacheFile = directory === null ? null : join(directory, `app-${key.slice(0, 32)}.bin`)
 
 /**
- * The compiled bundle, and whether it still needs a cache. In a function of its own so that neither the file's text (a
- * second copy of the 12 MB source, beside the wrapped one V8 keeps) nor the cache's 4 MB stay reachable after it.
+ * The compiled bundle, and whether it still needs a cache. In a function of its own so that the cache's 4 MB do not
+ * stay reachable after it.
  */
 function compile () {
   let cachedData
@@ -50,11 +50,11 @@ function compile () {
   } catch {
     // None yet: this start writes it.
   }
-  // The CommonJS wrapper, as Node's own loader makes it; `$mport` is the bundle's dynamic import() of a package left
-  // in node_modules, renamed by scripts/bundle.mjs (a vm.Script's own import() needs an experimental flag on Node 20).
+  // The file is already a function, the CommonJS wrapper written into it by scripts/bundle.mjs: compiled as read, with
+  // no second copy of its 12 MB made to add one. `$mport` is the bundle's dynamic import() of a package left in
+  // node_modules, renamed by scripts/bundle.mjs (a vm.Script's own import() needs an experimental flag on Node 20).
   // ASCII (scripts/bundle.mjs), so read as Latin-1: no UTF-8 to decode, and V8 keeps it one byte a character.
-  const source = `(function (exports, require, module, __filename, __dirname, $mport) {${readFileSync(filename, 'latin1')}\n})`
-  const script = new Script(source, { filename, cachedData })
+  const script = new Script(readFileSync(filename, 'latin1'), { filename, cachedData })
   return { script, needsCache: cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true) }
 }
 const { script, needsCache } = compile()

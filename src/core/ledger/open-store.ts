@@ -53,6 +53,11 @@ export interface StoreOptions {
   onConnectionLost?: (error: Error) => void
   /** Where the store reports what goes wrong in the background (the WAL checkpoint thread); unset, nowhere. */
   log?: Logger
+  /**
+   * When SQLite's WAL checkpoint thread starts (wal-checkpoints.ts): for the server, a second after it listens. Unset, at
+   * once.
+   */
+  checkpointsFrom?: Promise<void>
 }
 
 /**
@@ -191,7 +196,7 @@ const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1000
  */
 const OWN_CHECKPOINT_PAGES = 4000
 
-function sqlite (path: string, log: Logger | undefined): Connected {
+function sqlite (path: string, log: Logger | undefined, checkpointsFrom: Promise<void> | undefined): Connected {
   if (path !== ':memory:') {
     const folder = dirname(path)
     try {
@@ -213,7 +218,7 @@ function sqlite (path: string, log: Logger | undefined): Connected {
   database.pragma('cache_size = -2000')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
   // An in-memory database has no write-ahead log.
-  const checkpoints = path === ':memory:' ? null : checkpointElsewhere(database, path, log)
+  const checkpoints = path === ':memory:' ? null : checkpointElsewhere(database, path, log, checkpointsFrom)
   return {
     db,
     debit: (feeBps) => sqliteDebit(db, database, feeBps),
@@ -253,13 +258,13 @@ function sqlite (path: string, log: Logger | undefined): Connected {
  * a checkpoint by the connection that writes lets the log start over instead of growing while calls keep coming. If
  * the thread ends, SQLite's default comes back.
  */
-function checkpointElsewhere (database: Database.Database, path: string, log: Logger | undefined) {
+function checkpointElsewhere (database: Database.Database, path: string, log: Logger | undefined, from: Promise<void> | undefined) {
   database.pragma(`wal_autocheckpoint = ${OWN_CHECKPOINT_PAGES}`)
   return startWalCheckpoints(path, (error) => {
     if (!database.open) return
     database.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`)
     log?.warn({ err: error }, `the WAL checkpoint thread ended: the service's connection checkpoints every ${SQLITE_DEFAULT_CHECKPOINT_PAGES} pages itself from now on`)
-  }, log)
+  }, log, from)
 }
 
 /**
@@ -270,7 +275,7 @@ export async function openStore (databaseUrl: string, options: StoreOptions = {}
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite'
   const { db, debit, notifications, catalog, runNotifications, subscriptions, ping, close } = dialect === 'postgres'
     ? await postgres(databaseUrl, options.poolSize ?? 10, options.onConnectionLost ?? (() => {}))
-    : sqlite(sqlitePath(databaseUrl), options.log)
+    : sqlite(sqlitePath(databaseUrl), options.log, options.checkpointsFrom)
   // Kysely looks for its migration tables in every schema it can see: pinned to ours, another Apiary
   // schema on the same PostgreSQL database (a second deployment, a parallel test) cannot hide them.
   const migrationTableSchema = dialect === 'postgres'

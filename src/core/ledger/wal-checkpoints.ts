@@ -30,11 +30,15 @@ export interface WalCheckpoints { stop (): Promise<void> }
  * documentation suggests, for such applications, checkpointing from a thread of its own: this starts that thread. The
  * caller raises its own connection's threshold (open-store.ts) and lowers it back if the thread ends unasked (onEnded).
  * A checkpoint that fails (a full disk) is retried by the thread, and said in the log once when they start failing and
- * once when they work again.
+ * once when they work again. The thread starts once `from` resolves, at once without it: the server passes a second
+ * after it listens (plugins/ledger.ts), since a thread is a Node instance of its own, 150-280 ms of CPU to boot (`node
+ * --cpu-prof`, Intel Xeon), which on a 2-core host took a core from the start before its first /health. Until then
+ * the caller's connection checkpoints itself past its threshold, as it does whenever the thread is behind.
  */
-export function startWalCheckpoints (path: string, onEnded: (error?: Error) => void, log?: Logger): WalCheckpoints {
+export function startWalCheckpoints (path: string, onEnded: (error?: Error) => void, log?: Logger, from?: Promise<void>): WalCheckpoints {
   const workerData: CheckpointWorkerData = { path, intervalMs: INTERVAL_MS, retryMs: RETRY_MS }
-  const worker = checkpointThread(workerData)
+  let worker: Worker | null = null
+  let online = false
   let ended = false
   let exited = false
   // A thread that fails or ends unasked must not end the process: the caller takes the checkpoints back, once.
@@ -43,24 +47,39 @@ export function startWalCheckpoints (path: string, onEnded: (error?: Error) => v
     ended = true
     onEnded(error)
   }
-  worker.on('error', end)
-  worker.on('exit', () => {
-    exited = true
-    end()
-  })
-  worker.on('message', (news: CheckpointNews) => {
-    if ('failing' in news) {
-      log?.warn({ reason: news.failing.message, code: news.failing.code, retryEverySeconds: RETRY_MS / 1000 }, 'WAL checkpoints failing; retrying')
-    } else {
-      log?.info({ failures: news.resumed.failures }, 'WAL checkpoints work again')
-    }
-  })
-  worker.unref()
+  const start = () => {
+    const thread = checkpointThread(workerData)
+    thread.once('online', () => { online = true })
+    thread.on('error', end)
+    thread.on('exit', () => {
+      exited = true
+      end()
+    })
+    thread.on('message', (news: CheckpointNews) => {
+      if ('failing' in news) {
+        log?.warn({ reason: news.failing.message, code: news.failing.code, retryEverySeconds: RETRY_MS / 1000 }, 'WAL checkpoints failing; retrying')
+      } else {
+        log?.info({ failures: news.resumed.failures }, 'WAL checkpoints work again')
+      }
+    })
+    thread.unref()
+    worker = thread
+  }
+  if (from === undefined) start()
+  else void from.then(() => { if (!ended) start() })
   return {
     async stop () {
       ended = true
-      // A thread that has already ended has nothing to close: waiting for its exit would wait forever.
-      if (exited) return
+      // A thread not started (never will be, now), or already ended, has nothing to close: waiting for its exit would
+      // wait forever.
+      if (worker === null || exited) return
+      // Still booting (it starts as the server listens, and a stop can come that soon): it would read the stop only once
+      // booted, seconds later on a loaded host, and has no connection of its own yet to close (one just opened is
+      // closed with the thread).
+      if (!online) {
+        await worker.terminate()
+        return
+      }
       // Held until the thread has closed its connection, or a process with nothing else left would exit first.
       worker.ref()
       // An 'error' instead ends the thread as well.

@@ -48,6 +48,37 @@ test('on a SQLite file, a thread of its own checkpoints the write-ahead log, and
   t.notOk(existsSync(`${backend.url}-wal`), 'no write-ahead log is left')
 })
 
+test('the server\'s store starts its checkpoint thread once the server listens, not during the start; closed before, it closes at once', async (t) => {
+  const backend = sqliteBackend()
+  t.teardown(backend.drop)
+  let listening = () => {}
+  const store = await openStore(backend.url, { checkpointsFrom: new Promise((resolve) => { listening = resolve }) })
+  const { token } = await issuedWallet(store, 1_000_000)
+  const holds = await Promise.all(Array.from({ length: 20 }, (_, i) => store.holds.place({
+    tokenHash: hashSecret(token), micros: 10, currency: 'USD', beeId: 'b', requestId: `r-${i}`, claim: null, expiresInSeconds: 120
+  })))
+  t.ok(holds.every((hold) => hold.ok), 'the holds were placed')
+  // The thread looks every 100 ms once started: a second without a copy is a second without a thread.
+  await sleep(1000)
+  t.equal(holdsInFileAlone(backend.url, join(backend.url, '..')), 0, 'before listening, no checkpoint ran: the holds are in the log alone')
+  listening()
+  let copied = 0
+  for (let wait = 0; wait < 100 && copied < 20; wait++) {
+    await sleep(50)
+    copied = holdsInFileAlone(backend.url, join(backend.url, '..'))
+  }
+  t.equal(copied, 20, 'once listening, the thread copied them into the file')
+  await store.close()
+
+  const never = sqliteBackend()
+  t.teardown(never.drop)
+  const unstarted = await openStore(never.url, { checkpointsFrom: new Promise(() => {}) })
+  const started = Date.now()
+  await unstarted.close()
+  t.ok(Date.now() - started < 1000, `a store whose thread never started closed in ${Date.now() - started} ms`)
+  t.notOk(existsSync(`${never.url}-wal`), 'and left no write-ahead log')
+})
+
 test('a checkpoint thread that cannot open its file reports it, so the service connection checkpoints again itself', async (t) => {
   const backend = sqliteBackend()
   t.teardown(backend.drop)
