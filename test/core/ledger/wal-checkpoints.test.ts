@@ -26,6 +26,16 @@ function holdsInFileAlone (file: string, folder: string): number {
   }
 }
 
+/** How many holds the database file alone holds once `expected` are there, or after five seconds. */
+async function copiedWithinFiveSeconds (url: string, expected: number): Promise<number> {
+  let copied = 0
+  for (let wait = 0; wait < 100 && copied < expected; wait++) {
+    await sleep(50)
+    copied = holdsInFileAlone(url, join(url, '..'))
+  }
+  return copied
+}
+
 test('on a SQLite file, a thread of its own checkpoints the write-ahead log, and closing the store leaves no log behind', async (t) => {
   const backend = sqliteBackend()
   t.teardown(backend.drop)
@@ -37,12 +47,7 @@ test('on a SQLite file, a thread of its own checkpoints the write-ahead log, and
   t.ok(holds.every((hold) => hold.ok), 'the holds were placed')
   t.ok(existsSync(`${backend.url}-wal`), 'the ledger writes through a write-ahead log')
   // Far below the service connection's own threshold (4,000 pages): only the thread copies these pages to the file.
-  let copied = 0
-  for (let wait = 0; wait < 100 && copied < 50; wait++) {
-    await sleep(50)
-    copied = holdsInFileAlone(backend.url, join(backend.url, '..'))
-  }
-  t.equal(copied, 50, 'the database file alone holds every hold: a checkpoint ran while the service did nothing')
+  t.equal(await copiedWithinFiveSeconds(backend.url, 50), 50, 'the database file alone holds every hold: a checkpoint ran while the service did nothing')
   await store.close()
   // Only the last connection to close removes the log: the thread's closed first.
   t.notOk(existsSync(`${backend.url}-wal`), 'no write-ahead log is left')
@@ -62,12 +67,7 @@ test('the server\'s store starts its checkpoint thread once the server listens, 
   await sleep(1000)
   t.equal(holdsInFileAlone(backend.url, join(backend.url, '..')), 0, 'before listening, no checkpoint ran: the holds are in the log alone')
   listening()
-  let copied = 0
-  for (let wait = 0; wait < 100 && copied < 20; wait++) {
-    await sleep(50)
-    copied = holdsInFileAlone(backend.url, join(backend.url, '..'))
-  }
-  t.equal(copied, 20, 'once listening, the thread copied them into the file')
+  t.equal(await copiedWithinFiveSeconds(backend.url, 20), 20, 'once listening, the thread copied them into the file')
   await store.close()
 
   const never = sqliteBackend()
